@@ -1,0 +1,145 @@
+/**
+ * The boundary of the native protocol: `unknown` → `Either<ProtocolError, SessionEvent>` (SPEC §4).
+ *
+ * Only four things are protocol errors: a value that is not an event object or has no string `type`, a
+ * `turn/end` whose `reason` is missing or whose `kind` is not a string, and a known reason kind whose
+ * fields have the wrong type (a non-JSON line is the JSONL layer's). Every other oddity — an unknown type,
+ * a known event with fields of unexpected types, a bad envelope, a JSON-RPC request or response — decodes to
+ * an `IgnoredEvent` that the fold turns into a diagnostic, so nothing is lost and the protocol can grow.
+ *
+ * @module
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import type * as t from 'io-ts'
+import { dataCodecs, isKnownEventType, reasonCodecs, type IgnoredEvent, type SessionEvent } from './events.js'
+import { ioTsExpected, ioTsPath, ProtocolError } from './ProtocolError.js'
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
+
+const ignored = (
+  originalType: string,
+  why: IgnoredEvent['data']['why'],
+  sessionId: string | null,
+  path?: string,
+  expected?: string,
+): E.Either<ProtocolError, SessionEvent> =>
+  E.right({
+    type: 'run-outcome/ignored',
+    sessionId,
+    data: {
+      originalType,
+      why,
+      ...(path !== undefined ? { path } : {}),
+      ...(expected !== undefined ? { expected } : {}),
+    },
+  })
+
+const firstError = (errors: t.Errors): { path: string; expected: string } => {
+  const e = errors[0]
+  return e === undefined ? { path: '', expected: 'a valid value' } : { path: ioTsPath(e.context), expected: ioTsExpected(e.context) }
+}
+
+const joinPath = (prefix: string, rest: string): string => (rest === '' ? prefix : `${prefix}.${rest}`)
+
+const validateTurnEnd = (data: unknown, index: number): ProtocolError | undefined => {
+  const err = (path: string, expected: string, errors?: t.Errors): ProtocolError =>
+    new ProtocolError({ kind: 'turn-end', index, path, expected, eventType: 'turn/end', ...(errors ? { errors } : {}) })
+  if (!isObject(data)) return err('data', 'an object with a reason')
+  const reason = data['reason']
+  if (!isObject(reason)) return err('reason', 'an object with a string kind')
+  const kind = reason['kind']
+  if (typeof kind !== 'string') return err('reason.kind', 'string')
+  const codec = Object.hasOwn(reasonCodecs, kind) ? reasonCodecs[kind] : undefined
+  if (codec !== undefined && !codec.is(reason)) {
+    const decoded = codec.decode(reason)
+    const errors = E.isLeft(decoded) ? decoded.left : []
+    const { path, expected } = firstError(errors)
+    return err(joinPath('reason', path), expected, errors)
+  }
+  return undefined
+}
+
+const isSeq = (u: unknown): u is number => typeof u === 'number' && Number.isInteger(u) && u >= 0
+const isTime = (u: unknown): u is number | string => (typeof u === 'number' && Number.isFinite(u)) || typeof u === 'string'
+
+/** Decodes a bare event `{ type, sessionId?, seq?, time?, data }`; `sessionOverride` comes from a wrapper. */
+const decodeBare = (
+  o: Record<string, unknown>,
+  index: number,
+  sessionOverride: string | null | undefined,
+  typePath: string,
+): E.Either<ProtocolError, SessionEvent> => {
+  const type = o['type']
+  if (typeof type !== 'string') {
+    return E.left(new ProtocolError({ kind: 'event', index, path: typePath, expected: 'string' }))
+  }
+  const data = o['data'] === undefined ? {} : o['data']
+  if (type === 'run-outcome/ignored' && isObject(data) && typeof data['originalType'] === 'string') {
+    // an event this decoder already produced: pass it through unchanged
+    return E.right(o as unknown as SessionEvent)
+  }
+  if (type === 'turn/end') {
+    const bad = validateTurnEnd(o['data'], index)
+    if (bad !== undefined) return E.left(bad)
+  }
+  const sid = sessionOverride !== undefined ? sessionOverride : o['sessionId']
+  if (sid !== undefined && sid !== null && typeof sid !== 'string') return ignored(type, 'envelope', null, 'sessionId', 'string')
+  const sessionId = typeof sid === 'string' ? sid : null
+  const seq = o['seq']
+  if (seq !== undefined && !isSeq(seq)) return ignored(type, 'envelope', sessionId, 'seq', 'a non-negative integer')
+  const time = o['time']
+  if (time !== undefined && !isTime(time)) return ignored(type, 'envelope', sessionId, 'time', 'epoch milliseconds or an ISO-8601 string')
+  if (!isKnownEventType(type)) return ignored(type, 'unknown-type', sessionId)
+  const codec: t.Mixed = dataCodecs[type]
+  if (!codec.is(data)) {
+    const decoded = codec.decode(data)
+    const { path, expected } = firstError(E.isLeft(decoded) ? decoded.left : [])
+    return ignored(type, 'malformed', sessionId, path, expected)
+  }
+  const ev: { type: string; sessionId: string | null; seq?: number; time?: number | string; data: unknown } = {
+    type,
+    sessionId,
+    data,
+  }
+  if (seq !== undefined) ev.seq = seq
+  if (time !== undefined) ev.time = time
+  return E.right(ev as SessionEvent)
+}
+
+/**
+ * Decodes one native event (SPEC §4): a bare event, or a `session.event` / `session.status` /
+ * `subagent.started` / `subagent.finished` JSON-RPC notification. `index` is the event's 0-based position,
+ * reported in errors.
+ *
+ * **Fails with** `ProtocolError` kind `event` (not an object; no string `type`) or `turn-end` (missing
+ * `reason`, non-string `reason.kind`, a known kind with fields of the wrong type; `path` such as `reason.kind`).
+ * Never throws.
+ * @since 0.1.0
+ */
+export const decodeEvent = (input: unknown, index: number): E.Either<ProtocolError, SessionEvent> => {
+  if (!isObject(input)) return E.left(new ProtocolError({ kind: 'event', index, path: '', expected: 'an event object' }))
+  const method = input['method']
+  if (typeof method === 'string' && input['type'] === undefined) {
+    const params = input['params']
+    if (method === 'session.event' && isObject(params)) {
+      const event = params['event']
+      if (!isObject(event)) return E.left(new ProtocolError({ kind: 'event', index, path: 'params.event', expected: 'an event object' }))
+      const sid = params['sessionId']
+      return decodeBare(event, index, typeof sid === 'string' ? sid : null, 'params.event.type')
+    }
+    if (method === 'session.status' && isObject(params)) {
+      const sid = params['sessionId']
+      return decodeBare({ type: 'session/status', data: { status: params['status'] } }, index, typeof sid === 'string' ? sid : null, 'type')
+    }
+    if ((method === 'subagent.started' || method === 'subagent.finished') && isObject(params)) {
+      const parent = params['parentSessionId']
+      const type = method === 'subagent.started' ? 'subagent/started' : 'subagent/finished'
+      return decodeBare({ type, data: params }, index, typeof parent === 'string' ? parent : null, 'type')
+    }
+    return ignored(method, 'jsonrpc', null)
+  }
+  if (input['type'] === undefined && (input['jsonrpc'] !== undefined || (input['id'] !== undefined && (input['result'] !== undefined || input['error'] !== undefined)))) {
+    return ignored('jsonrpc', 'jsonrpc', null)
+  }
+  return decodeBare(input, index, undefined, 'type')
+}

@@ -1,0 +1,177 @@
+/**
+ * io-ts codecs of the native protocol (SPEC §4), modelled on the harness of seed 002.
+ *
+ * One codec per event type, looked up by `type` (never a union decode on the hot path: `.is()` first,
+ * `.decode()` only to explain a failure). Codecs are plain `t.type`/`t.partial` so a decoded value is the
+ * input object; the fold copies what it keeps and never stores caller objects.
+ *
+ * @module
+ */
+import * as t from 'io-ts'
+
+/** A token count or a price: a finite, non-negative number (`1e999`, `-5` and `"NaN"` are rejected). @since 0.1.0 */
+export interface NonNegativeBrand {
+  readonly NonNegative: unique symbol
+}
+/** @since 0.1.0 */
+export const NonNegative = t.brand(
+  t.number,
+  (n): n is t.Branded<number, NonNegativeBrand> => Number.isFinite(n) && n >= 0,
+  'NonNegative',
+)
+
+/** Envelope time: epoch milliseconds or an ISO-8601 string. @since 0.1.0 */
+export const EventTime = t.union([t.number, t.string])
+
+/** `usage` on `assistant/message`: disjoint buckets in tokens. @since 0.1.0 */
+export const NativeUsage = t.intersection([
+  t.type({ inputTokens: NonNegative, outputTokens: NonNegative }),
+  t.partial({ cacheReadTokens: NonNegative, cacheWriteTokens: NonNegative, reasoningTokens: NonNegative }),
+])
+/** @since 0.1.0 */
+export type NativeUsage = t.TypeOf<typeof NativeUsage>
+
+/** Optional turn/step numbers shared by several events. */
+const TurnStep = t.partial({ turn: t.number, step: t.number })
+
+/** `agent/inbox/spliced`: durable receipt of submitted messages. @since 0.1.0 */
+export const InboxSplicedData = t.type({ inserted: t.array(t.type({ id: t.string })) })
+/** `session/status` (the bare form of the `session.status` wrapper). @since 0.1.0 */
+export const SessionStatusData = t.type({ status: t.keyof({ idle: null, running: null }) })
+/** `turn/start`. @since 0.1.0 */
+export const TurnStartData = TurnStep
+/** `step/start`, `step/end`. @since 0.1.0 */
+export const StepData = TurnStep
+/** `user/message`. @since 0.1.0 */
+export const UserMessageData = t.type({ message: t.unknown })
+/** `assistant/chunk`. @since 0.1.0 */
+export const AssistantChunkData = t.intersection([TurnStep, t.type({ chunk: t.unknown })])
+/** A content block of an assistant message; only `{ type: 'text', text }` blocks make the response. @since 0.1.0 */
+export const ContentBlock = t.UnknownRecord
+/** `assistant/message`. @since 0.1.0 */
+export const AssistantMessageData = t.intersection([
+  TurnStep,
+  t.type({ message: t.type({ content: t.array(ContentBlock) }) }),
+  t.partial({ usage: NativeUsage, model: t.string, costUsd: NonNegative, interrupted: t.boolean }),
+])
+/** `tool/call`: `arguments` is JSON text. @since 0.1.0 */
+export const ToolCallData = t.intersection([
+  TurnStep,
+  t.type({ callId: t.string, name: t.string }),
+  t.partial({ arguments: t.unknown }),
+])
+/** `tool/result`. @since 0.1.0 */
+export const ToolResultData = t.intersection([
+  TurnStep,
+  t.type({ callId: t.string }),
+  t.partial({
+    message: t.unknown,
+    error: t.partial({ name: t.string, code: t.union([t.string, t.number]), message: t.string }),
+  }),
+])
+/** `subagent/started`, `subagent/finished`. @since 0.1.0 */
+export const SubagentData = t.intersection([
+  t.type({ parentSessionId: t.string, childSessionId: t.string }),
+  t.partial({ stopReason: t.string }),
+])
+
+// ---- turn/end reasons (SPEC §4 table) ----
+
+/** The shape every `turn/end` reason must have: an object with a string `kind`. @since 0.1.0 */
+export const ReasonShape = t.type({ kind: t.string })
+
+/** `aborted`: `reason: { kind: 'user' | 'parent' | 'hook' | 'disposed' | 'legacy', reason? }`. @since 0.1.0 */
+export const AbortedReason = t.intersection([
+  t.type({ kind: t.literal('aborted') }),
+  t.partial({ reason: t.intersection([t.type({ kind: t.string }), t.partial({ reason: t.string })]) }),
+])
+/** `blocked`: `guardrail?`, `phase?`, `message?`. @since 0.1.0 */
+export const BlockedReason = t.intersection([
+  t.type({ kind: t.literal('blocked') }),
+  t.partial({ guardrail: t.string, phase: t.string, message: t.string }),
+])
+/** `limit`: `reason`, `field?`, `actual?` (number or null), `limit?`. @since 0.1.0 */
+export const LimitReason = t.intersection([
+  t.type({ kind: t.literal('limit'), reason: t.string }),
+  t.partial({ field: t.string, actual: t.union([t.number, t.null]), limit: t.number }),
+])
+/** A pending item of a `suspended` reason. @since 0.1.0 */
+export const PendingItemCodec = t.intersection([
+  t.type({ id: t.string, kind: t.string }),
+  t.partial({ toolName: t.string, arguments: t.unknown, reason: t.string }),
+])
+/** `suspended`: `pending: [{ id, kind, toolName?, arguments?, reason? }]`. @since 0.1.0 */
+export const SuspendedReason = t.type({ kind: t.literal('suspended'), pending: t.array(PendingItemCodec) })
+/** `error`: `error: { message, code? }`. @since 0.1.0 */
+export const ErrorReason = t.type({
+  kind: t.literal('error'),
+  error: t.intersection([t.type({ message: t.string }), t.partial({ code: t.union([t.string, t.number]), name: t.string })]),
+})
+
+/** Codecs of reason kinds that carry fields; kinds not listed carry none (or are unknown). @since 0.1.0 */
+export const reasonCodecs: Readonly<Record<string, t.Mixed>> = {
+  aborted: AbortedReason,
+  blocked: BlockedReason,
+  limit: LimitReason,
+  suspended: SuspendedReason,
+  error: ErrorReason,
+}
+
+/** `turn/end` data: `reason` is required; `turn` optional. Validated by the decoder in two steps. @since 0.1.0 */
+export const TurnEndData = t.intersection([TurnStep, t.type({ reason: ReasonShape })])
+
+/** Data codecs by event type (SPEC §4). `turn/end` is validated separately, with its reason table. @since 0.1.0 */
+export const dataCodecs = {
+  'agent/inbox/spliced': InboxSplicedData,
+  'session/status': SessionStatusData,
+  'turn/start': TurnStartData,
+  'turn/end': TurnEndData,
+  'step/start': StepData,
+  'step/end': StepData,
+  'user/message': UserMessageData,
+  'assistant/chunk': AssistantChunkData,
+  'assistant/message': AssistantMessageData,
+  'tool/call': ToolCallData,
+  'tool/result': ToolResultData,
+  'subagent/started': SubagentData,
+  'subagent/finished': SubagentData,
+} as const
+
+/** A known native event type. @since 0.1.0 */
+export type KnownEventType = keyof typeof dataCodecs
+
+/** The envelope every decoded event has: the session it belongs to (`null` when the line named none). @since 0.1.0 */
+export interface EventEnvelope {
+  readonly sessionId: string | null
+  readonly seq?: number
+  readonly time?: number | string
+}
+
+type EventOf<K extends KnownEventType> = EventEnvelope & {
+  readonly type: K
+  readonly data: t.TypeOf<(typeof dataCodecs)[K]>
+}
+
+/**
+ * An event the fold keeps but does not apply: an unknown `type` (the protocol grows), a known type whose
+ * fields have unexpected types, or a JSON-RPC message other than the wrappers. It becomes a diagnostic.
+ * @since 0.1.0
+ */
+export type IgnoredEvent = EventEnvelope & {
+  readonly type: 'run-outcome/ignored'
+  readonly data: {
+    readonly originalType: string
+    readonly why: 'unknown-type' | 'malformed' | 'jsonrpc' | 'envelope'
+    readonly path?: string
+    readonly expected?: string
+  }
+}
+
+/**
+ * A decoded native event: one of the SPEC §4 types, or an {@link IgnoredEvent}. Discriminated by `type`.
+ * @since 0.1.0
+ */
+export type SessionEvent = { [K in KnownEventType]: EventOf<K> }[KnownEventType] | IgnoredEvent
+
+/** `true` for the known event type names. @since 0.1.0 */
+export const isKnownEventType = (s: string): s is KnownEventType => Object.hasOwn(dataCodecs, s)

@@ -1,0 +1,43 @@
+/**
+ * The registry of input formats (`--format` names) and format detection.
+ * @module
+ */
+import { nativeFormat } from './native.js'
+import type { FormatModule } from './types.js'
+
+/** Every format module, in detection priority order (earlier wins a tie). @since 0.1.0 */
+export const formats: ReadonlyArray<FormatModule> = [
+  nativeFormat,
+  // formats: add each module here (one line per module)
+]
+
+/** The module of a `--format` name, or `undefined`. @since 0.1.0 */
+export const formatByName = (name: string): FormatModule | undefined => formats.find((f) => f.name === name)
+
+/** The best line-based format for the first parsed lines, or `undefined` when none scores above 0. @since 0.1.0 */
+export const detectLines = (values: ReadonlyArray<unknown>): FormatModule | undefined => {
+  let best: FormatModule | undefined
+  let bestScore = 0
+  for (const f of formats) {
+    const s = f.sniffLines?.(values) ?? 0
+    if (s > bestScore) {
+      best = f
+      bestScore = s
+    }
+  }
+  return best
+}
+
+/** The best document format for a parsed JSON document, or `undefined`. @since 0.1.0 */
+export const detectDocument = (doc: unknown): FormatModule | undefined => {
+  let best: FormatModule | undefined
+  let bestScore = 0
+  for (const f of formats) {
+    const s = f.sniffDocument?.(doc) ?? 0
+    if (s > bestScore) {
+      best = f
+      bestScore = s
+    }
+  }
+  return best
+}

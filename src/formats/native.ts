@@ -1,0 +1,95 @@
+/**
+ * `--format native`: the run-outcome native protocol (SPEC §4), one JSON event per line.
+ *
+ * Ending rules: the last root `turn/end` of a run decides (SPEC §4 table; max-tokens is sticky within its
+ * turn); no `turn/end` → `unfinished`. Runs are delimited by the root `idle` (or seed 002's owned interval with
+ * `messageId`). Usage is per step (`assistant/message.usage`, disjoint buckets), summed over root and children;
+ * cost is `costUsd` per message, missing when absent. Strict: a non-JSON line (other than an unterminated last
+ * line, a diagnostic), an event without a string `type` or a malformed `turn/end` is a `ProtocolError`.
+ *
+ * @module
+ */
+import { NativeFolder, currentResult, hasOpenRun } from '../core/fold.js'
+import { ProtocolError } from '../core/ProtocolError.js'
+import { addDiagnostic } from '../core/RunResult.js'
+import type { FormatModule, LineReader, ReaderFactory } from './types.js'
+
+const NATIVE_TYPES = new Set([
+  'agent/inbox/spliced',
+  'session/status',
+  'turn/start',
+  'turn/end',
+  'step/start',
+  'step/end',
+  'user/message',
+  'assistant/chunk',
+  'assistant/message',
+  'tool/call',
+  'tool/result',
+  'subagent/started',
+  'subagent/finished',
+])
+const NATIVE_METHODS = new Set(['session.event', 'session.status', 'subagent.started', 'subagent.finished'])
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
+
+/** Reads native JSONL; emits each run when its root idle arrives. @since 0.1.0 */
+export const nativeReader: ReaderFactory = (emit, options): LineReader => {
+  const folder = new NativeFolder({
+    ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
+    file: options.file ?? null,
+  })
+  let emitted = 0
+  return {
+    line(text, lineNo, unterminated) {
+      let value: unknown
+      try {
+        value = JSON.parse(text)
+      } catch {
+        if (unterminated) {
+          addDiagnostic(folder.state.run.draft, lineNo, 'skipped the last line: it was cut off (no newline) and is not valid JSON')
+          return undefined
+        }
+        return new ProtocolError({
+          kind: 'json',
+          index: folder.state.events,
+          path: '',
+          expected: 'JSON',
+          line: lineNo,
+          ...(options.file ? { file: options.file } : {}),
+        })
+      }
+      const err = folder.push(value, lineNo)
+      if (err !== undefined) return options.file ? err.at(lineNo, options.file) : err
+      const closed = folder.state.closed
+      if (closed !== null) {
+        emitted++
+        emit(closed)
+      }
+      return undefined
+    },
+    end() {
+      if (folder.state.done) return
+      if (hasOpenRun(folder.state) || emitted === 0) emit(currentResult(folder.state))
+    },
+  }
+}
+
+/** The native format module. @since 0.1.0 */
+export const nativeFormat: FormatModule = {
+  name: 'native',
+  description: 'run-outcome native protocol: one JSON event per line (SPEC §4), bare or as session.event notifications',
+  sniffLines(values) {
+    let hits = 0
+    let objects = 0
+    for (const v of values) {
+      if (!isObject(v)) continue
+      objects++
+      const type = v['type']
+      const method = v['method']
+      if ((typeof type === 'string' && NATIVE_TYPES.has(type) && 'data' in v) || (typeof method === 'string' && NATIVE_METHODS.has(method))) hits++
+    }
+    return objects === 0 ? 0 : hits === 0 ? 0 : 0.5 + 0.5 * (hits / objects)
+  },
+  reader: nativeReader,
+}

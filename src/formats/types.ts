@@ -1,0 +1,63 @@
+/**
+ * The contract between input formats and the replay machinery: a `FormatModule` recognises its format from
+ * the first parsed lines (or the top-level shape of a JSON document) and reads it into `RunResult`s.
+ *
+ * Line readers get one line at a time (no newline, no `\r`, BOM removed) and hand each finished run to
+ * `emit` as soon as it ends, so a live stream shows results before EOF and memory stays flat. Vendor formats
+ * are lenient: a record they do not know, or whose fields have unexpected types, is a diagnostic, never an
+ * error; only the native format returns a `ProtocolError`.
+ *
+ * @module
+ */
+import type { ProtocolError } from '../core/ProtocolError.js'
+import type { FormatName, RunResult } from '../core/RunResult.js'
+
+/** Options every reader takes. @since 0.1.0 */
+export interface ReaderOptions {
+  /** The file being read, for `RunResult.source.file` (`null` for stdin / in-memory input). */
+  readonly file?: string | null
+  /** Seed 002's owned interval (native only). */
+  readonly messageId?: string
+}
+
+/**
+ * A stateful reader of one input (one file or stream). Not reusable across inputs.
+ * @since 0.1.0
+ */
+export interface LineReader {
+  /**
+   * Reads one line. `lineNo` is 1-based; `unterminated` is true only for a last line that had no newline
+   * (a log cut while being written). Blank lines are never passed. Returns a `ProtocolError` only in the
+   * native format; after one, the caller stops feeding this reader.
+   */
+  line(text: string, lineNo: number, unterminated: boolean): ProtocolError | undefined
+  /** The input ended: emit the runs still open (the last one `unfinished` when it has no terminal record). */
+  end(): void
+}
+
+/** Makes a reader; `emit` receives each run as soon as it ends, in order. @since 0.1.0 */
+export type ReaderFactory = (emit: (result: RunResult) => void, options: ReaderOptions) => LineReader
+
+/**
+ * One input format: its `--format` name, how to recognise it, and how to read it.
+ * @since 0.1.0
+ */
+export interface FormatModule {
+  readonly name: FormatName
+  /** One line of what the format is (for `--help`). */
+  readonly description: string
+  /**
+   * How sure (0 = not this format, 1 = certain) that a line-based input whose first lines parse to `values`
+   * is this format. Non-JSON lines are passed as `undefined`.
+   */
+  readonly sniffLines?: (values: ReadonlyArray<unknown>) => number
+  /** How sure that a whole-JSON-document input (an object or an array) is this format. */
+  readonly sniffDocument?: (doc: unknown) => number
+  /** Reads line-based input. */
+  readonly reader?: ReaderFactory
+  /**
+   * Reads a whole JSON document (a Gemini session file, a RunState, a JSON array of chunks), already parsed
+   * (the caller caps its size at 64 MB). Returns the runs in order.
+   */
+  readonly readDocument?: (doc: unknown, options: ReaderOptions) => ReadonlyArray<RunResult>
+}
