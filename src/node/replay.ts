@@ -1,0 +1,243 @@
+/**
+ * Replaying recorded logs on Node: a byte stream (file, stdin, gzip) → format detection → a format reader →
+ * one `RunResult` per run, handed out as each run ends.
+ *
+ * Line-based logs are streamed (never read whole): 256 KiB chunks, split on the newline byte. Only
+ * single-document formats (a JSON object or array spread over lines) are read whole, up to 64 MB (SPEC §6).
+ * `--format auto` sniffs the first 20 lines (or the document's top-level shape).
+ *
+ * @module
+ */
+import { createReadStream } from 'node:fs'
+import { createGunzip } from 'node:zlib'
+import { Readable } from 'node:stream'
+import type { ProtocolError } from '../core/ProtocolError.js'
+import type { FormatName, RunResult } from '../core/RunResult.js'
+import { detectDocument, detectLines, formatByName } from '../formats/index.js'
+import type { FormatModule, ReaderOptions } from '../formats/types.js'
+import { LineSplitter } from '../io/lines.js'
+
+/** Single-document inputs are read whole up to this size (bytes). @since 0.1.0 */
+export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+
+const SNIFF_LINES = 20
+const SNIFF_BYTES = 256 * 1024
+
+/** Why a replay could not read an input at all (CLI exit 2). @since 0.1.0 */
+export type ReplayErrorCode = 'undetected' | 'too-large' | 'not-json' | 'unreadable' | 'unknown-format'
+
+/** An input replay could not read: unreadable, of an undetectable format, or a document over the cap. @since 0.1.0 */
+export class ReplayError extends Error {
+  override readonly name = 'ReplayError'
+  constructor(
+    readonly code: ReplayErrorCode,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** Options of {@link replayStream} and {@link replayFile}. @since 0.1.0 */
+export interface ReplayOptions {
+  /** A `--format` name, or `auto` (default) to detect it. */
+  readonly format?: FormatName | 'auto'
+  /** The name to put in `RunResult.source.file` and in messages. */
+  readonly file?: string | null
+  /** Seed 002's owned interval (native only). */
+  readonly messageId?: string
+  /** Cap for single-document inputs, bytes (default 64 MB). */
+  readonly maxDocumentBytes?: number
+}
+
+/** What a replay found: the format read, and the protocol error that stopped it, if any. @since 0.1.0 */
+export interface ReplayOutcome {
+  readonly format: FormatName
+  readonly error?: ProtocolError
+  /** Notes about the input as a whole (an oversize line, a cut document), never echoing input. */
+  readonly notes: ReadonlyArray<string>
+}
+
+const isGzip = (b: Uint8Array): boolean => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b
+
+/** Turns a byte source into Buffers, gunzipping when it starts with the gzip magic bytes. */
+async function* bytes(source: AsyncIterable<Uint8Array | string>): AsyncGenerator<Buffer> {
+  const it = source[Symbol.asyncIterator]()
+  const first = await it.next()
+  if (first.done) return
+  const head = typeof first.value === 'string' ? Buffer.from(first.value) : Buffer.from(first.value.buffer, first.value.byteOffset, first.value.byteLength)
+  const rest: AsyncIterable<Uint8Array | string> = { [Symbol.asyncIterator]: () => it }
+  if (!isGzip(head)) {
+    yield head
+    for await (const c of rest) yield typeof c === 'string' ? Buffer.from(c) : Buffer.from(c.buffer, c.byteOffset, c.byteLength)
+    return
+  }
+  const gunzip = createGunzip()
+  const feed = Readable.from(
+    (async function* () {
+      yield head
+      for await (const c of rest) yield c
+    })(),
+  )
+  feed.on('error', (e) => gunzip.destroy(e))
+  feed.pipe(gunzip)
+  for await (const c of gunzip) yield c as Buffer
+}
+
+const firstNonSpace = (chunks: ReadonlyArray<Buffer>): number | undefined => {
+  for (const c of chunks) {
+    for (let i = 0; i < c.length; i++) {
+      const b = c[i] as number
+      if (b === 0xef || b === 0xbb || b === 0xbf) continue
+      if (b !== 32 && b !== 9 && b !== 10 && b !== 13) return b
+    }
+  }
+  return undefined
+}
+
+const parseOrUndefined = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Replays one byte stream. Each run is handed to `onRun` as soon as it ends (a live pipe shows results
+ * before EOF). Resolves with the format read and the `ProtocolError` that stopped a native log, if any.
+ *
+ * **Rejects with** `ReplayError` (`undetected`, `too-large`, `not-json`, `unknown-format`) when the input cannot
+ * be read at all, or the stream's own error (e.g. `ENOENT`).
+ * @since 0.1.0
+ */
+export const replayStream = async (
+  source: AsyncIterable<Uint8Array | string>,
+  onRun: (result: RunResult) => void,
+  options: ReplayOptions = {},
+): Promise<ReplayOutcome> => {
+  const fileLabel = options.file ?? null
+  const readerOptions: ReaderOptions = {
+    file: fileLabel,
+    ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
+  }
+  const notes: Array<string> = []
+  const requested = options.format ?? 'auto'
+  let explicit: FormatModule | undefined
+  if (requested !== 'auto') {
+    explicit = formatByName(requested)
+    if (explicit === undefined) throw new ReplayError('unknown-format', `unknown format "${requested}"`)
+  }
+  const it = bytes(source)[Symbol.asyncIterator]()
+  // 1. Read the head: enough lines to sniff.
+  const head: Array<Buffer> = []
+  let headBytes = 0
+  const sniffValues: Array<unknown> = []
+  let headLines = 0
+  const sniffer = new LineSplitter((text) => {
+    headLines++
+    if (sniffValues.length < SNIFF_LINES) sniffValues.push(parseOrUndefined(text))
+  })
+  let eof = false
+  while (headLines < SNIFF_LINES && headBytes < SNIFF_BYTES) {
+    const n = await it.next()
+    if (n.done) {
+      eof = true
+      sniffer.end()
+      break
+    }
+    head.push(n.value)
+    headBytes += n.value.length
+    sniffer.push(n.value)
+  }
+  const anyJson = sniffValues.some((v) => typeof v === 'object' && v !== null)
+  const startsLikeDocument = (() => {
+    const b = firstNonSpace(head)
+    return b === 0x7b || b === 0x5b
+  })()
+  // 2. Decide: line-based reader, or whole document.
+  let module: FormatModule | undefined = explicit
+  let documentMode = false
+  if (module === undefined) {
+    if (anyJson) module = detectLines(sniffValues)
+    if (module === undefined && startsLikeDocument && !anyJson) documentMode = true
+    if (module === undefined && !documentMode) {
+      throw new ReplayError('undetected', `could not detect the format${fileLabel ? ` of ${fileLabel}` : ''}; pass --format (one of the names in --help)`)
+    }
+  } else {
+    documentMode = module.reader === undefined || (module.readDocument !== undefined && startsLikeDocument && !anyJson)
+  }
+  if (documentMode) {
+    const max = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES
+    const parts = head
+    let total = headBytes
+    while (!eof) {
+      const n = await it.next()
+      if (n.done) break
+      total += n.value.length
+      if (total > max) {
+        throw new ReplayError('too-large', `${fileLabel ?? 'the input'} is a single JSON document over ${Math.round(max / 1048576)} MB; split it or use a line-based export`)
+      }
+      parts.push(n.value)
+    }
+    if (total > max) throw new ReplayError('too-large', `${fileLabel ?? 'the input'} is a single JSON document over ${Math.round(max / 1048576)} MB`)
+    let text = Buffer.concat(parts).toString('utf8')
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+    let doc: unknown
+    try {
+      doc = JSON.parse(text)
+    } catch {
+      throw new ReplayError('not-json', `${fileLabel ?? 'the input'} starts like a JSON document but is not valid JSON`)
+    }
+    text = ''
+    const m = module ?? detectDocument(doc)
+    if (m === undefined || m.readDocument === undefined) {
+      throw new ReplayError('undetected', `could not detect the format of the JSON document${fileLabel ? ` ${fileLabel}` : ''}; pass --format`)
+    }
+    for (const r of m.readDocument(doc, readerOptions)) onRun(r)
+    return { format: m.name, notes }
+  }
+  const m = module as FormatModule
+  if (m.reader === undefined) throw new ReplayError('undetected', `format ${m.name} cannot read line-based input`)
+  const reader = m.reader(onRun, readerOptions)
+  let error: ProtocolError | undefined
+  const splitter = new LineSplitter(
+    (text, lineNo, unterminated) => {
+      if (error !== undefined) return
+      error = reader.line(text, lineNo, unterminated)
+    },
+    (lineNo, size) => notes.push(`line ${lineNo}: skipped a line of ${size} bytes (over the line size cap)`),
+  )
+  for (const c of head) {
+    splitter.push(c)
+    if (error !== undefined) break
+  }
+  while (!eof && error === undefined) {
+    const n = await it.next()
+    if (n.done) break
+    splitter.push(n.value)
+  }
+  if (error === undefined) {
+    splitter.end()
+  }
+  if (error === undefined) reader.end()
+  else await it.return?.(undefined)
+  return error === undefined ? { format: m.name, notes } : { format: m.name, error, notes }
+}
+
+/**
+ * Replays one log file (any format, `.gz` too) into its runs, in order (SPEC §1).
+ *
+ * **Rejects with** the `ProtocolError` of a malformed native log, a `ReplayError` for an input that cannot be
+ * read (undetectable format, a document over 64 MB), or the file system's error.
+ * @example const runs = await replayFile('examples/claude-code/claude.jsonl') // => [{ ending: { kind: 'answered' }, … }]
+ * @since 0.1.0
+ */
+export const replayFile = async (path: string, options: ReplayOptions = {}): Promise<Array<RunResult>> => {
+  const runs: Array<RunResult> = []
+  const outcome = await replayStream(createReadStream(path, { highWaterMark: 256 * 1024 }), (r) => runs.push(r), {
+    file: path,
+    ...options,
+  })
+  if (outcome.error !== undefined) throw outcome.error
+  return runs
+}
