@@ -50,9 +50,47 @@ export {
 } from './core/ProtocolError.js'
 
 // --- core: native protocol ---
+export { decodeEvent } from './core/decodeEvent.js'
+export {
+  type SessionEvent,
+  type IgnoredEvent,
+  type EventEnvelope,
+  type KnownEventType,
+  type NativeUsage,
+  dataCodecs,
+  reasonCodecs,
+  isKnownEventType,
+} from './core/events.js'
+export {
+  type FoldState,
+  type FoldOptions,
+  type NativeRunState,
+  type SeqMemory,
+  SEQ_WINDOW,
+  initialState,
+  step,
+  currentResult,
+  hasOpenRun,
+  foldEvents,
+  foldRuns,
+  resumeFold,
+} from './core/fold.js'
+export { endingFromTurnEndReason } from './core/turnEnd.js'
 
 // --- operators ---
+export { decodeEvents, scanRun, reduceRun, runResults, type RunOperatorOptions } from './operators/index.js'
 
 // --- formats and replay ---
+export type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './formats/types.js'
+export { formats, formatByName, detectLines, detectDocument } from './formats/index.js'
+export {
+  replayFile,
+  replayStream,
+  ReplayError,
+  MAX_DOCUMENT_BYTES,
+  type ReplayOptions,
+  type ReplayOutcome,
+  type ReplayErrorCode,
+} from './node/replay.js'
 
 // --- vocabularies ---

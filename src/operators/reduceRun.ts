@@ -1,0 +1,49 @@
+/**
+ * `reduceRun()`: one `RunResult` when the source completes.
+ * @module
+ */
+import { catchError, concat, defer, EMPTY, ignoreElements, map, of, type Observable, type OperatorFunction } from 'rxjs'
+import { currentResult, NativeFolder } from '../core/fold.js'
+import type { RunResult } from '../core/RunResult.js'
+import { failedByStream, type RunOperatorOptions } from './options.js'
+
+/**
+ * Folds native events and emits the result of the last run when the source completes (SPEC §6), like
+ * `foldEvents` over the same events.
+ *
+ * 1. On subscribe, create a fresh fold state (per subscription).
+ * 2. For each value, decode and apply it; emit nothing.
+ * 3. On a `ProtocolError`, send it as the error notification and unsubscribe from the source.
+ * 4. On completion, emit the last run's `RunResult` (`unfinished` when it had no terminal event; an empty
+ *    source gives one `unfinished` run) and complete.
+ *
+ * A source error is passed on, or with `sourceError: 'fail'` becomes `failed { phase: 'stream' }`.
+ * **Fails with** `ProtocolError` kind `event` or `turn-end`.
+ * @since 0.1.0
+ */
+export function reduceRun(options: RunOperatorOptions = {}): OperatorFunction<unknown, RunResult> {
+  return (source: Observable<unknown>) =>
+    defer(() => {
+      const folder = new NativeFolder(options.messageId !== undefined ? { messageId: options.messageId } : {})
+      let streamError: { readonly error: unknown } | undefined
+      const input =
+        options.sourceError === 'fail'
+          ? source.pipe(
+              catchError((error: unknown) => {
+                streamError = { error }
+                return EMPTY
+              }),
+            )
+          : source
+      return concat(
+        input.pipe(
+          map((value) => {
+            const err = folder.push(value)
+            if (err !== undefined) throw err
+          }),
+          ignoreElements(),
+        ),
+        defer(() => of(streamError !== undefined ? failedByStream(folder.state, streamError.error) : currentResult(folder.state))),
+      )
+    })
+}
