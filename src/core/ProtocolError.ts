@@ -54,7 +54,14 @@ export interface ProtocolErrorJSON {
 }
 
 const describe = (f: Omit<ProtocolErrorFields, 'errors'>): string => {
-  const where = `${f.file !== undefined ? `${f.file}:` : ''}${f.line !== undefined ? `line ${f.line}: ` : ''}`
+  const where =
+    f.file !== undefined && f.line !== undefined
+      ? `${f.file}:${f.line}: `
+      : f.file !== undefined
+        ? `${f.file}: `
+        : f.line !== undefined
+          ? `line ${f.line}: `
+          : ''
   const ev = `event #${f.index}${f.eventType !== undefined ? ` (${f.eventType})` : ''}`
   switch (f.kind) {
     case 'json':

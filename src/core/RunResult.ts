@@ -320,6 +320,9 @@ export const setChildEnding = (d: RunDraft, sessionId: string, ending: RunEnding
   }
 }
 
+/** USD sums rounded to 1e-12, so float noise from adding or differencing never shows (0.1+0.2 → 0.3). */
+const usd = (x: number): number => Math.round(x * 1e12) / 1e12
+
 const timeMs = (t: number | string | null): number | null => {
   if (t === null) return null
   const ms = typeof t === 'number' ? t : Date.parse(t)
@@ -359,7 +362,7 @@ export const finishRun = (d: RunDraft, facts: RunFacts): RunResult => {
         cacheWriteTokens: m.cacheWriteTokens,
         outputTokens: m.outputTokens,
         reasoningTokens: m.reasoningTokens,
-        costUsd: m.costMissing > 0 ? null : m.costUsd,
+        costUsd: m.costMissing > 0 ? null : usd(m.costUsd),
       },
     ]
   })
@@ -396,7 +399,7 @@ export const finishRun = (d: RunDraft, facts: RunFacts): RunResult => {
       byModel: Object.fromEntries(byModel),
     },
     cost: {
-      totalUsd: d.costMissing > 0 ? null : d.costUsd,
+      totalUsd: d.costMissing > 0 ? null : usd(d.costUsd),
       complete: d.costMissing === 0,
       missing: d.costMissing,
       ...(d.costEstimated ? { estimated: true } : {}),

@@ -1,0 +1,50 @@
+/**
+ * The CLI's injected world: streams, environment, exit codes. Tests call `main(argv, io)` in-process with
+ * their own streams; `bin.ts` passes the real process.
+ * @module
+ */
+
+/** A writable text sink (process.stdout/stderr or a test buffer). @since 0.1.0 */
+export interface TextSink {
+  write(chunk: string): unknown
+  readonly isTTY?: boolean
+  readonly columns?: number
+}
+
+/** What the CLI reads and writes. @since 0.1.0 */
+export interface CliIO {
+  readonly stdin: AsyncIterable<Uint8Array | string> & { readonly isTTY?: boolean }
+  readonly stdout: TextSink
+  readonly stderr: TextSink
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** Registers a handler for Ctrl-C / SIGTERM; returns a function that removes it. Absent in tests. */
+  readonly onSignal?: (signal: 'SIGINT' | 'SIGTERM', handler: () => void) => () => void
+}
+
+/** Exit statuses (SPEC §1): 0 every run answered or accepted; 1 some run ended otherwise; 2 usage or input error; 3 protocol error. @since 0.1.0 */
+export const EXIT = { ok: 0, notSuccess: 1, usage: 2, protocol: 3 } as const
+
+/** The highest code wins (3 > 2 > 1 > 0). @since 0.1.0 */
+export const worst = (a: number, b: number): number => Math.max(a, b)
+
+/**
+ * JSON text of a value that came from input, never throwing: a value too deep or too large for
+ * `JSON.stringify` is replaced by `null` at the top-level keys that fail.
+ * @since 0.1.0
+ */
+export const safeJson = (value: Record<string, unknown>): string => {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    const copy: Record<string, unknown> = {}
+    for (const k of Object.keys(value)) {
+      try {
+        JSON.stringify(value[k])
+        copy[k] = value[k]
+      } catch {
+        copy[k] = null
+      }
+    }
+    return JSON.stringify(copy)
+  }
+}
