@@ -1,0 +1,39 @@
+/** The built package under plain Node: catches native-ESM import traps that vitest's resolver hides. */
+import { spawnSync } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
+import { repoRoot, spawnCli } from '../support/cli.js'
+
+describe('built package under plain node', () => {
+  it('imports run-outcome by name and folds three events', () => {
+    const script = `
+      import { foldEvents, reduceRun, replayFile, isSuccess } from 'run-outcome'
+      import { from, lastValueFrom } from 'rxjs'
+      const evs = [
+        { type: 'turn/start', sessionId: 's', data: { turn: 1 } },
+        { type: 'assistant/message', sessionId: 's', data: { message: { content: [{ type: 'text', text: 'hi' }] } } },
+        { type: 'turn/end', sessionId: 's', data: { turn: 1, reason: { kind: 'completed' } } },
+      ]
+      const r = foldEvents(evs)
+      const o = await lastValueFrom(from(evs).pipe(reduceRun()))
+      const runs = await replayFile('examples/native/session.jsonl')
+      console.log(JSON.stringify([r._tag, r.right.ending.kind, o.response, isSuccess(o.ending), runs.length]))
+    `
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, encoding: 'utf8' })
+    expect(out.stderr).toBe('')
+    expect(JSON.parse(out.stdout)).toStrictEqual(['Right', 'answered', 'hi', true, 2])
+  })
+
+  it('the bin replays the bundled native example', () => {
+    const r = spawnCli(['replay', '--json', 'examples/native/session.jsonl'])
+    expect(r.code).toBe(1)
+    const runs = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    expect(runs.map((x) => x.ending)).toStrictEqual([{ kind: 'answered' }, { kind: 'cut_off', finishReason: 'max_tokens' }])
+    expect(runs[0].children).toStrictEqual([{ sessionId: 'child-1', ending: { kind: 'answered' }, finishReason: 'completed' }])
+    expect(runs[0].usage).toMatchObject({ inputTokens: 1700, cacheReadTokens: 2100, outputTokens: 62 })
+    expect(runs[0].cost).toStrictEqual({ totalUsd: 0.0019, complete: true, missing: 0 })
+  })
+
+  it('--help exits 0', () => {
+    expect(spawnCli(['--help']).code).toBe(0)
+  })
+})
