@@ -76,6 +76,13 @@ export {
   resumeFold,
 } from './core/fold.js'
 export { endingFromTurnEndReason } from './core/turnEnd.js'
+export {
+  RunEndingCodec,
+  RunDraftCodec,
+  FoldStateCodec,
+  encodeFoldState,
+  decodeFoldState,
+} from './core/FoldStateCodec.js'
 
 // --- operators ---
 export { decodeEvents, scanRun, reduceRun, runResults, type RunOperatorOptions } from './operators/index.js'
