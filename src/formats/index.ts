@@ -4,12 +4,14 @@
  */
 import { codexFormat } from './codex.js'
 import { nativeFormat } from './native.js'
+import { openaiAgentsFormat } from './openaiAgents.js'
 import type { FormatModule } from './types.js'
 
 /** Every format module, in detection priority order (earlier wins a tie). @since 0.1.0 */
 export const formats: ReadonlyArray<FormatModule> = [
   nativeFormat,
   codexFormat,
+  openaiAgentsFormat,
   // formats: add each module here (one line per module)
 ]
 
