@@ -3,6 +3,7 @@
  * @module
  */
 import { codexFormat } from './codex.js'
+import { geminiFormat } from './gemini.js'
 import { nativeFormat } from './native.js'
 import { openaiAgentsFormat } from './openaiAgents.js'
 import type { FormatModule } from './types.js'
@@ -12,6 +13,7 @@ export const formats: ReadonlyArray<FormatModule> = [
   nativeFormat,
   codexFormat,
   openaiAgentsFormat,
+  geminiFormat,
   // formats: add each module here (one line per module)
 ]
 
