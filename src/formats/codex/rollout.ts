@@ -139,7 +139,7 @@ export class RolloutReader extends DraftHolder {
     const time = looksIsoTime(ts) ? ts : undefined
     if (!isObject(payload)) {
       touch(this.draft, line, time)
-      addDiagnostic(this.draft, line, `skipped a ${type} record whose payload is not an object`)
+      addDiagnostic(this.draft, line, `skipped a line of type ${type} whose payload is not an object`)
       return
     }
     switch (type) {
