@@ -257,22 +257,38 @@ export const addUsage = (
     m = { ...zeroBuckets(), costUsd: 0, costMissing: 0 }
     d.byModel[key] = m
   }
+  const { inputTokens, cacheReadTokens, cacheWriteTokens, outputTokens, reasoningTokens } = usage
   let bad = false
-  const add = (k: keyof BucketsDraft): void => {
-    const v = usage[k]
-    if (v === undefined) return
-    if (!isCount(v)) {
-      bad = true
-      return
-    }
-    u[k] += v
-    ;(m as ModelDraft)[k] += v
+  if (inputTokens !== undefined) {
+    if (isCount(inputTokens)) {
+      u.inputTokens += inputTokens
+      m.inputTokens += inputTokens
+    } else bad = true
   }
-  add('inputTokens')
-  add('cacheReadTokens')
-  add('cacheWriteTokens')
-  add('outputTokens')
-  add('reasoningTokens')
+  if (cacheReadTokens !== undefined) {
+    if (isCount(cacheReadTokens)) {
+      u.cacheReadTokens += cacheReadTokens
+      m.cacheReadTokens += cacheReadTokens
+    } else bad = true
+  }
+  if (cacheWriteTokens !== undefined) {
+    if (isCount(cacheWriteTokens)) {
+      u.cacheWriteTokens += cacheWriteTokens
+      m.cacheWriteTokens += cacheWriteTokens
+    } else bad = true
+  }
+  if (outputTokens !== undefined) {
+    if (isCount(outputTokens)) {
+      u.outputTokens += outputTokens
+      m.outputTokens += outputTokens
+    } else bad = true
+  }
+  if (reasoningTokens !== undefined) {
+    if (isCount(reasoningTokens)) {
+      u.reasoningTokens += reasoningTokens
+      m.reasoningTokens += reasoningTokens
+    } else bad = true
+  }
   if (bad) addDiagnostic(d, line, 'ignored a token count that is not a finite, non-negative number')
   d.costItems++
   if (costUsd === undefined || costUsd === null || !isCount(costUsd)) {

@@ -173,5 +173,7 @@ export type IgnoredEvent = EventEnvelope & {
  */
 export type SessionEvent = { [K in KnownEventType]: EventOf<K> }[KnownEventType] | IgnoredEvent
 
+const knownTypes: ReadonlySet<string> = new Set(Object.keys(dataCodecs))
+
 /** `true` for the known event type names. @since 0.1.0 */
-export const isKnownEventType = (s: string): s is KnownEventType => Object.hasOwn(dataCodecs, s)
+export const isKnownEventType = (s: string): s is KnownEventType => knownTypes.has(s)

@@ -146,13 +146,27 @@ const textOf = (content: ReadonlyArray<Record<string, unknown>>): string => {
   return out
 }
 
-/** `true` when this seq was already applied in the session (and must be dropped). Records it otherwise. */
-const seenSeq = (s: FoldState, session: string, seq: number): 'new' | 'repeat' | 'late' => {
-  const key = `#${session}`
-  let m = s.sessions[key]
-  if (m === undefined) {
-    m = { max: -1, recent: [], pos: 0 }
-    s.sessions[key] = m
+/** The last session's seq memory, so the hot path avoids building its key on every event. @internal */
+export interface SeqCache {
+  id: string | null
+  mem: SeqMemory | undefined
+}
+
+/** Whether this seq was already applied in the session (and must be dropped); records it otherwise. */
+const seenSeq = (s: FoldState, session: string, seq: number, cache?: SeqCache): 'new' | 'repeat' | 'late' => {
+  let m: SeqMemory | undefined
+  if (cache !== undefined && cache.id === session && cache.mem !== undefined) m = cache.mem
+  else {
+    const key = `#${session}`
+    m = s.sessions[key]
+    if (m === undefined) {
+      m = { max: -1, recent: [], pos: 0 }
+      s.sessions[key] = m
+    }
+    if (cache !== undefined) {
+      cache.id = session
+      cache.mem = m
+    }
   }
   let verdict: 'new' | 'late' = 'new'
   if (seq <= m.max) {
@@ -205,7 +219,7 @@ const closeRun = (s: FoldState): void => {
  * fast paths (one private state per fold). `line` is the event's 1-based line when read from a log.
  * @internal
  */
-export const applyEvent = (s: FoldState, ev: SessionEvent, line?: number): void => {
+export const applyEvent = (s: FoldState, ev: SessionEvent, line?: number, cache?: SeqCache): void => {
   s.events++
   s.closed = null
   if (s.done) return
@@ -226,7 +240,7 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, line?: number): void 
   const session = ev.sessionId ?? s.root ?? ''
   const isRoot = ev.sessionId === null || ev.sessionId === s.root
   if (ev.seq !== undefined) {
-    const v = seenSeq(s, session, ev.seq)
+    const v = seenSeq(s, session, ev.seq, cache)
     if (v === 'repeat') {
       addDiagnostic(d, line, `dropped a repeated delivery (seq ${ev.seq} was already applied in this session)`)
       return
@@ -360,6 +374,7 @@ export const hasOpenRun = (s: FoldState): boolean => s.run.draft.hasContent
  */
 export class NativeFolder {
   readonly state: FoldState
+  private readonly cache: SeqCache = { id: null, mem: undefined }
   constructor(options: FoldOptions = {}, state?: FoldState) {
     this.state = state ?? initialState(options)
   }
@@ -367,7 +382,7 @@ export class NativeFolder {
   push(input: unknown, line?: number): ProtocolError | undefined {
     const decoded = decodeEvent(input, this.state.events)
     if (E.isLeft(decoded)) return line === undefined ? decoded.left : decoded.left.at(line)
-    applyEvent(this.state, decoded.right, line)
+    applyEvent(this.state, decoded.right, line, this.cache)
     return undefined
   }
 }

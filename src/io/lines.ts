@@ -40,18 +40,18 @@ export class LineSplitter {
     private readonly maxLineBytes: number = MAX_LINE_BYTES,
   ) {}
 
-  private emit(buf: Buffer, unterminated: boolean): void {
+  private emit(buf: Buffer, from: number, to: number, unterminated: boolean): void {
     this.lineNo++
     if (this.oversize) {
       this.oversize = false
-      this.onOversize(this.lineNo, this.partBytes + buf.length)
+      this.onOversize(this.lineNo, this.partBytes + (to - from))
       return
     }
-    let start = 0
-    let end = buf.length
+    let start = from
+    let end = to
     if (this.atStart) {
       this.atStart = false
-      if (end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) start = 3
+      if (end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) start += 3
     }
     if (end > start && buf[end - 1] === 13) end--
     if (end <= start) return
@@ -71,21 +71,18 @@ export class LineSplitter {
         if (start < buf.length) this.keep(buf.subarray(start))
         return
       }
-      if (this.parts.length === 0 && !this.oversize) {
-        this.emit(buf.subarray(start, nl), false)
-      } else {
-        const tail = buf.subarray(start, nl)
-        if (this.oversize) {
-          this.partBytes += tail.length
-          this.emit(Buffer.alloc(0), false)
-        } else {
-          this.parts.push(tail)
-          const line = Buffer.concat(this.parts)
-          this.parts = []
-          this.partBytes = 0
-          this.emit(line, false)
-        }
+      if (this.oversize) {
+        this.partBytes += nl - start
+        this.emit(buf, nl, nl, false)
         this.partBytes = 0
+      } else if (this.parts.length === 0) {
+        this.emit(buf, start, nl, false)
+      } else {
+        this.parts.push(buf.subarray(start, nl))
+        const line = Buffer.concat(this.parts)
+        this.parts = []
+        this.partBytes = 0
+        this.emit(line, 0, line.length, false)
       }
       start = nl + 1
     }
@@ -107,7 +104,7 @@ export class LineSplitter {
   /** The input ended: a last line without a newline is passed with `unterminated = true`. */
   end(): void {
     if (this.oversize) {
-      this.emit(Buffer.alloc(0), true)
+      this.emit(Buffer.alloc(0), 0, 0, true)
       this.partBytes = 0
       return
     }
@@ -115,7 +112,7 @@ export class LineSplitter {
       const line = Buffer.concat(this.parts)
       this.parts = []
       this.partBytes = 0
-      this.emit(line, true)
+      this.emit(line, 0, line.length, true)
     }
   }
 
