@@ -2,6 +2,8 @@
  * The registry of input formats (`--format` names) and format detection.
  * @module
  */
+import { aiSdkFormat } from './aiSdk.js'
+import { claudeCodeFormat } from './claudeCode.js'
 import { codexFormat } from './codex.js'
 import { geminiFormat } from './gemini.js'
 import { nativeFormat } from './native.js'
@@ -11,9 +13,11 @@ import type { FormatModule } from './types.js'
 /** Every format module, in detection priority order (earlier wins a tie). @since 0.1.0 */
 export const formats: ReadonlyArray<FormatModule> = [
   nativeFormat,
+  claudeCodeFormat,
   codexFormat,
   openaiAgentsFormat,
   geminiFormat,
+  aiSdkFormat,
   // formats: add each module here (one line per module)
 ]
 

@@ -1,0 +1,232 @@
+/**
+ * `--format ai-sdk`: Vercel AI SDK streams (formats.md §C3): `streamText` `fullStream` parts (`TextStreamPart`,
+ * v5 and v6, v4 names too) and UI message stream chunks (`UIMessageChunk`), plus, as a bonus, the raw provider
+ * SSE payloads the SDK's provider packages read (Anthropic Messages, OpenAI Responses, OpenAI Chat
+ * Completions / Completions chunks: single model responses, not agent runs).
+ *
+ * **Encodings.** JSONL (one part per line); SSE (`data: {json}` lines; `data: [DONE]` ends a stream; blank,
+ * `event:`, `id:`, `retry:` and `:` comment lines are skipped); a JSON array of parts, read whole as a document
+ * (`readDocument`) or, when it sits on one line, by the line reader.
+ *
+ * **Runs.** A run runs from `start` (or its first part) to its `finish`; a stream may hold several. A `start`
+ * always opens a new run (an open one before it is emitted as it stands: `unfinished`, `stopped` or `failed`);
+ * after a `finish`, the next content part (text, tool, step, source, file) begins the next run, while further
+ * `finish` / `finish-step` / `error` / `abort` parts with no content in between belong to the finished run and
+ * are diagnostics (the answer stands). An `abort` or `error` part does not end the run by itself: it marks it,
+ * and a `finish` after it closes the same run. A run is emitted when the record after its end shows it is over
+ * (a new run's part, `data: [DONE]`, or the end of the input), so a late part can still be attached to it.
+ * Parts with no run content (`raw`, `message-metadata`, `data-*`, unknown types) never make a run alone; an
+ * input with no run gives one `unfinished` run.
+ *
+ * **Endings** (first rule that applies):
+ * 1. an `abort` part → `stopped` by `caller` (v6 `reason` kept); its partial text is not the answer (K2).
+ * 2. no `finish`: an `error` part → `failed` `error` with `phase: 'stream'` and the error's message (UI
+ *    `errorText`, or `error` as a string or an Error-like `{message, code?, name?}`) (K1); otherwise
+ *    `unfinished` with the last part's type.
+ * 3. a `tool-approval-request` with no output, denial or approval response for its call → `suspended`, one
+ *    pending item per request: `{ id: approvalId (else toolCallId), kind: 'approval', toolName, arguments }`
+ *    (arguments from the call's `input`, or its streamed input text parsed as JSON) (K5). Not inferred: the
+ *    request is explicit. This holds with any finish reason and with a finish that has none.
+ * 4. an `error` part before the `finish` → `failed` `error` (an error beats the label next to it).
+ * 5. `finishReason`: `stop` → `answered`; `length` → `cut_off` `max_tokens` (`context_window` when v6
+ *    `rawFinishReason` is `model_context_window_exceeded`) (K13); `content-filter` → `cut_off`
+ *    `content_filter` (`refusal` when the raw reason is `refusal`); `error` → `failed` `error`;
+ *    `tool-calls` → when tool calls of the run still lack an output (tools without `execute`, left for the
+ *    client) `suspended` with each such call `{ id: toolCallId, kind: 'tool_result', toolName, arguments }`,
+ *    otherwise the loop was ended by `stopWhen` / a step limit: `limit` `max_steps` with `actual` = steps run
+ *    (K3); both are `inferred: true` (the SDK writes no marker for them); a `finish` with no `finishReason`
+ *    (UI streams, as in the corpus) → `answered`; any other string (`other`, v5 `unknown`, …) → `failed`
+ *    `unrecognized` with the raw string in `raw` and `finishReason` (K14); a non-string reason → `failed`
+ *    `unrecognized` and a diagnostic.
+ *
+ * `finishReason` (SPEC §3) is v6 `rawFinishReason` when present, else `finishReason` as written, else `null`;
+ * for a run ended by an abort or error part with no finish it is `abort` / `error`.
+ * `response` is the text of the last step that produced text (`text-delta` parts; a step begins at
+ * `start-step` or at text after a `finish-step`): earlier steps' text (a preamble before tool calls) is not the
+ * answer. Kept only for `answered` / `cut_off` (SPEC §3). `toolCalls` counts distinct call ids over
+ * `tool-call`, `tool-input-start`, `tool-input-available` and `tool-approval-request` parts (the last 4,096 ids
+ * are remembered for de-duplication). `turns` counts steps (`start-step` or `finish-step`, whichever is more).
+ * `sessionId` is the UI `start.messageId`, or the provider response id, or `null`. No timestamps are read.
+ *
+ * **Usage** (tokens, disjoint buckets): per run, `finish.totalUsage` when present (v5: `inputTokens` includes
+ * `cachedInputTokens`, so input = inputTokens − cachedInputTokens, cacheReadTokens = cachedInputTokens; output
+ * includes reasoning, `reasoningTokens` copied; v6: `inputTokenDetails.{noCacheTokens, cacheReadTokens,
+ * cacheWriteTokens}`, `outputTokenDetails.reasoningTokens`); otherwise the sum of the `finish-step.usage`
+ * figures — never both, so a run counts the same whether its steps' usage was streamed or not (K4). When the
+ * steps' sum equals the total, the steps' split by model (`finish-step.response.modelId`) is kept; otherwise
+ * the total is one item for the run's model (`unknown` when there were several or none). UI message streams
+ * carry no usage: zero buckets and no items. **No cost** anywhere: every usage item counts as missing, so
+ * `cost.totalUsd` is `null` whenever there is usage.
+ *
+ * **Provider chunks** (the same rules, one run per response): Anthropic `message_start` … `message_delta
+ * {stop_reason}` (`end_turn`/`stop_sequence` → answered, `max_tokens` → cut_off `max_tokens`,
+ * `model_context_window_exceeded` → `context_window`, `refusal` → cut_off `refusal`, `pause_turn` → cut_off
+ * `pause_turn`, `tool_use` → the `tool-calls` rule), usage copied (already disjoint; the latest figures win);
+ * OpenAI Responses `response.completed` (answered, or the `tool-calls` rule after function calls),
+ * `response.incomplete` (`max_output_tokens` → cut_off `max_tokens`, `content_filter` → `content_filter`),
+ * `response.failed` → failed `provider_error`; OpenAI chat/completion chunks by `finish_reason` (`stop`,
+ * `length`, `content_filter`, `tool_calls`), with the trailing usage chunk of the same id; OpenAI input counts
+ * include cached tokens (subtracted). A stream `error` event → failed `provider_error`. A provider message
+ * with no stop reason → failed `unrecognized`.
+ *
+ * Lenient (SPEC §4): non-JSON lines, records that are not objects or have no string `type`, unknown part
+ * types and known parts with unexpected field types are diagnostics and are skipped; nothing throws and no
+ * `ProtocolError` is ever returned.
+ *
+ * @module
+ */
+import type { RunResult } from '../core/RunResult.js'
+import { AiSdkFolder, isChatChunk, isObj } from './aiSdk/folder.js'
+import type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './types.js'
+
+/** Part types only the AI SDK writes (fullStream and UI message stream). */
+const SDK_TYPES = new Set([
+  'start-step',
+  'finish-step',
+  'step-start',
+  'step-finish',
+  'text-start',
+  'text-delta',
+  'text-end',
+  'reasoning-start',
+  'reasoning-delta',
+  'reasoning-end',
+  'tool-input-start',
+  'tool-input-delta',
+  'tool-input-end',
+  'tool-input-available',
+  'tool-input-error',
+  'tool-call',
+  'tool-result',
+  'tool-error',
+  'tool-output-available',
+  'tool-output-error',
+  'tool-output-denied',
+  'tool-approval-request',
+  'tool-approval-response',
+  'message-metadata',
+  'source-url',
+  'source-document',
+])
+/** Types the AI SDK shares with other tools' streams: they count only next to an AI SDK-only part. */
+const SHARED_TYPES = new Set(['start', 'finish', 'abort', 'error', 'raw', 'file', 'source'])
+/** Raw provider stream events (Anthropic Messages). */
+const PROVIDER_TYPES = new Set(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'])
+
+const SNIFF_ELEMENTS = 50
+
+/** The JSON payload of an SSE `data:` line, or `undefined` (also for `[DONE]`). */
+const ssePayload = (s: string): unknown => {
+  if (!s.startsWith('data:')) return undefined
+  const p = s.slice(5).trim()
+  if (p.length === 0 || p === '[DONE]') return undefined
+  try {
+    return JSON.parse(p)
+  } catch {
+    return undefined
+  }
+}
+
+/** How sure (0..0.95) that these parsed values are AI SDK parts (or, at most 0.6, raw provider chunks). */
+const score = (values: ReadonlyArray<unknown>): number => {
+  let objects = 0
+  let sdk = 0
+  let shared = 0
+  let provider = 0
+  const visit = (raw: unknown): void => {
+    const v = typeof raw === 'string' ? ssePayload(raw) : raw
+    if (!isObj(v)) return
+    objects++
+    const t = v['type']
+    if (typeof t === 'string') {
+      if (SDK_TYPES.has(t) || t.startsWith('data-')) sdk++
+      else if (SHARED_TYPES.has(t)) {
+        // a UI `start{messageId}`, `finish{finishReason|totalUsage}` or `error{errorText}` is the SDK's own shape
+        if ((t === 'start' && typeof v['messageId'] === 'string') || (t === 'finish' && ('finishReason' in v || 'totalUsage' in v)) || (t === 'error' && typeof v['errorText'] === 'string')) sdk++
+        else shared++
+      } else if (PROVIDER_TYPES.has(t) || (t.startsWith('response.') && isObj(v['response']))) provider++
+    } else if (isChatChunk(v)) provider++
+  }
+  for (const v of values) {
+    if (Array.isArray(v)) {
+      const n = Math.min(v.length, SNIFF_ELEMENTS)
+      for (let i = 0; i < n; i++) visit(v[i])
+    } else visit(v)
+  }
+  if (objects === 0) return 0
+  if (sdk > 0) return Math.min(0.95, 0.6 + (0.35 * (sdk + shared)) / objects)
+  if (provider > 0) return Math.min(0.6, 0.3 + (0.3 * (provider + shared)) / objects)
+  return 0
+}
+
+const isSseField = (text: string): boolean =>
+  text.charCodeAt(0) === 58 /* ':' */ || text.startsWith('event:') || text.startsWith('id:') || text.startsWith('retry:')
+
+/**
+ * Reads AI SDK JSONL, SSE, or a JSON array on one line; emits each run once it is over (see the module doc).
+ * Never returns a `ProtocolError`: bad lines are diagnostics.
+ * @since 0.1.0
+ */
+export const aiSdkReader: ReaderFactory = (emit, options): LineReader => {
+  const folder = new AiSdkFolder(emit, { file: options.file ?? null })
+  return {
+    line(text, lineNo, unterminated) {
+      let json = text
+      if (text.charCodeAt(0) === 100 /* 'd' */ && text.startsWith('data:')) {
+        json = text.slice(5).trim()
+        if (json === '[DONE]') {
+          folder.flush()
+          return undefined
+        }
+        if (json.length === 0) return undefined
+      } else if (isSseField(text)) return undefined
+      let value: unknown
+      try {
+        value = JSON.parse(json)
+      } catch {
+        folder.note(lineNo, unterminated ? 'skipped the last line: it was cut off (no newline) and is not valid JSON' : 'skipped a line that is not JSON')
+        return undefined
+      }
+      if (Array.isArray(value)) {
+        for (const v of value as ReadonlyArray<unknown>) folder.push(v, lineNo)
+      } else folder.push(value, lineNo)
+      return undefined
+    },
+    end() {
+      folder.end()
+    },
+  }
+}
+
+/**
+ * Reads a whole JSON document: an array of AI SDK parts (or provider chunks), or a single part object.
+ * Returns the runs in order (at least one). Never throws. Lines are unknown, so `source` has null lines.
+ * @since 0.1.0
+ */
+export const readAiSdkDocument = (doc: unknown, options: ReaderOptions): ReadonlyArray<RunResult> => {
+  const runs: Array<RunResult> = []
+  const folder = new AiSdkFolder((r) => runs.push(r), { file: options.file ?? null })
+  if (Array.isArray(doc)) {
+    for (const v of doc as ReadonlyArray<unknown>) folder.push(v, undefined)
+  } else if (isObj(doc) && (typeof doc['type'] === 'string' || isChatChunk(doc))) {
+    folder.push(doc, undefined)
+  } else {
+    folder.note(undefined, 'the document is not an array of stream parts')
+  }
+  folder.end()
+  return runs
+}
+
+/**
+ * The `ai-sdk` format module: Vercel AI SDK `fullStream` parts and UI message stream chunks, as JSONL, SSE or
+ * a JSON array (see the module doc for the ending, usage and cost rules).
+ * @since 0.1.0
+ */
+export const aiSdkFormat: FormatModule = {
+  name: 'ai-sdk',
+  description: 'Vercel AI SDK streamText fullStream parts and UI message stream chunks (JSONL, SSE data: lines, or a JSON array)',
+  sniffLines: (values) => score(values),
+  sniffDocument: (doc) => (Array.isArray(doc) ? score([doc]) : isObj(doc) ? score([doc]) : 0),
+  reader: aiSdkReader,
+  readDocument: readAiSdkDocument,
+}
