@@ -3,6 +3,7 @@
  * @module
  */
 import { aiSdkFormat } from './aiSdk.js'
+import { claudeCodeFormat } from './claudeCode.js'
 import { codexFormat } from './codex.js'
 import { geminiFormat } from './gemini.js'
 import { nativeFormat } from './native.js'
@@ -12,6 +13,7 @@ import type { FormatModule } from './types.js'
 /** Every format module, in detection priority order (earlier wins a tie). @since 0.1.0 */
 export const formats: ReadonlyArray<FormatModule> = [
   nativeFormat,
+  claudeCodeFormat,
   codexFormat,
   openaiAgentsFormat,
   geminiFormat,

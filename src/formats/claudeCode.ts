@@ -1,0 +1,281 @@
+/**
+ * `--format claude-code`: Claude Code's three shapes, told apart record by record (formats.md §C1).
+ *
+ * 1. **stream-json** (`claude -p --output-format stream-json --verbose`; the Agent SDK's `SDKMessage` JSONL).
+ *    Records `system` / `assistant` / `user` / `result` with a snake-case `session_id`.
+ * 2. **`--output-format json`**: one `result` object, or a JSON array of every message. A one-line array is
+ *    read element by element (all on that line); a pretty-printed document goes through `readDocument`.
+ * 3. **On-disk transcripts** (`~/.claude/projects/<project>/<session>.jsonl`): records with a camel-case
+ *    `sessionId`, `uuid`, `parentUuid`, `isSidechain`, or the `summary` / `file-history-snapshot` / … types.
+ *
+ * The first record that is unmistakably one of them fixes the shape for the whole input.
+ *
+ * ## stream-json: runs and endings
+ * Each root `result` ends a run (with `--input-format stream-json` there is one per turn). A further `result`
+ * with no user or assistant record since the previous one belongs to that run: it does not override it and
+ * becomes a diagnostic (K7). To allow that, a closed run is handed out when the next user or assistant record
+ * arrives, or when the input ends. A `result` whose `session_id` differs from the run's (a background
+ * subagent's) is listed in `children` and never ends the run (K9). The ending of a `result`, in this order:
+ * - `terminal_reason` `aborted_streaming` / `aborted_tools`, or `error_during_execution` after a root
+ *   `[Request interrupted by user…]` message → `stopped` by `caller` (K8);
+ * - `hook_stopped` / `stop_hook_prevented` → `stopped` by `hook`;
+ * - `error_max_turns` / `error_max_budget_usd` / `error_max_structured_output_retries`, or `terminal_reason`
+ *   `max_turns` / `budget_exhausted` / `structured_output_retry_exhausted` / `blocking_limit` /
+ *   `prompt_too_long` / `rapid_refill_breaker` → `limit` (`max_turns` with `actual` = `num_turns`;
+ *   `cost_limit` with `actual` = `total_cost_usd`; `limit` when a figure can be read), even with `is_error`;
+ * - `tool_deferred` → `suspended`, the `deferred_tool_use` pending as `{id, kind: 'approval', toolName, arguments}`;
+ *   `background_requested` → `stopped` by `caller`;
+ * - `is_error: true` (even with `subtype: success`, K6), `error_during_execution`, `model_error`, `api_error`,
+ *   `image_error`, `malformed_tool_use_exhausted`, `turn_setup_failed`, `tool_deferred_unavailable` →
+ *   `failed` (`provider_error` when an API status or assistant error code is known, else `error`; `phase:
+ *   'startup'` with `startup_failure_reason`); the `result` text is the error message, `response` stays null;
+ * - `stop_reason` (of the result, else of the last root assistant message) `max_tokens` / `refusal` /
+ *   `model_context_window_exceeded` / `pause_turn` → `cut_off` (`max_tokens`, `refusal`, `context_window`,
+ *   `pause_turn`) (K13);
+ * - `subtype: success` → `answered`, `response` = the `result` text;
+ * - any other `terminal_reason` or `subtype` → `failed` `unrecognized`, the raw string in `raw` and
+ *   `finishReason` (K14).
+ * A stream without a `result` is `unfinished` (`lastEventType` = the last record's type), or `failed` with
+ * `phase: 'stream'` when its last user/assistant record was a synthetic API-error message (SPEC §2 rule 2).
+ * `finishReason` = `terminal_reason`, else `subtype`. `permission_denials` → `permissionDenials` (denials do
+ * not end a run; an id already reported by an earlier run of the same process is not repeated);
+ * `system/api_retry` records are not failures. Subagent messages (`parent_tool_use_id` set) never give the
+ * response or the ending; Task/Agent calls, `task_started` / `task_notification` tasks and their results
+ * appear in `children`.
+ *
+ * ## stream-json: usage and cost (cumulative per process)
+ * `total_cost_usd`, `modelUsage` and `num_turns` are running totals of the process, so a run's figures are the
+ * latest totals minus those of the previous run's `result` (never a sum; a total that goes down, or a new
+ * `system/init` session, restarts the baseline) (K11). Usage per model is the change in `modelUsage`
+ * (`inputTokens`, `cacheReadInputTokens`, `cacheCreationInputTokens`, `outputTokens` → input, cache read,
+ * cache write, output tokens; `costUSD` → `costUsd`); it includes subagents. When `modelUsage` is absent or
+ * empty, usage comes from the assistant messages (root and subagents), counted once per `message.id` with
+ * the last copy, and per-model cost is unknown unless a single model is involved. The run's cost is the
+ * change in `total_cost_usd` (complete); a result without it, or a model without `costUSD`, makes the cost
+ * missing (`totalUsd` null, K12). `turns` is the change in `num_turns`.
+ *
+ * ## Transcripts: runs and inferred endings
+ * Each real prompt (a root user record typed by the person: not a `tool_result`, not `isMeta`, not a
+ * compaction summary, not a slash-command or local-command record, not an interrupt marker, not hook
+ * feedback) starts a run; a slash-command record also starts one, but only assistant work makes it a run.
+ * A run is handed out when the next one starts, and at the end of input. There is no terminal record, so
+ * the ending is read from the run's last root records (`inferred: true`):
+ * - last block of the last root assistant message is text → `answered` (`cut_off` when its `stop_reason`
+ *   is `max_tokens` / `refusal` / `model_context_window_exceeded` / `pause_turn`); `finishReason` is that
+ *   `stop_reason` or null;
+ * - `[Request interrupted by user…]` → `stopped` by `caller`;
+ * - a synthetic API-error message (`isApiErrorMessage`, or model `<synthetic>` with "API Error…") → `failed`
+ *   `provider_error`;
+ * - a `max_turns_reached` attachment → `limit` `max_turns`;
+ * - ends on a call of a tool that asks the person and waits (`AskUserQuestion` → a `question`,
+ *   `ExitPlanMode` → an `approval`) with no result yet → `suspended` with `{id, kind, toolName, arguments}`;
+ * - ends on any other `tool_use`, a `tool_result`, thinking or the prompt itself → `unfinished`.
+ * Sidechain (`isSidechain: true`) records never set the ending; they add usage, tool calls and children
+ * (one child per Task/Agent call, named by the call id or the `agentId` its result gives; its ending from
+ * that result). A file whose first message is a sidechain with an `agentId` (a subagent file) is read as
+ * one run of its own.
+ *
+ * ## Transcripts: usage and cost
+ * Usage comes from the assistant messages (root and sidechain), once per `message.id` with the last copy,
+ * buckets copied as Anthropic reports them (`input_tokens`, `cache_read_input_tokens`,
+ * `cache_creation_input_tokens`, `output_tokens`; thinking is inside output). Transcripts carry no cost: every
+ * message with usage is a priced item with a missing cost (`totalUsd` null). `turns` counts the root
+ * assistant API responses (distinct `message.id`s) of the run.
+ *
+ * Lenient: non-JSON lines, records of unknown types and known records with fields of unexpected types are
+ * diagnostics; the reader never returns a `ProtocolError`.
+ *
+ * @module
+ */
+import { addDiagnostic, newDraft, touch, type RunDraft, type RunResult } from '../core/RunResult.js'
+import { isRec, type Rec } from './claudeCode/shared.js'
+import { StreamReader } from './claudeCode/stream.js'
+import { TRANSCRIPT_TYPES, TranscriptReader, type SubagentMode } from './claudeCode/transcript.js'
+import type { FormatModule, LineReader, ReaderOptions } from './types.js'
+
+const STREAM_TYPES: ReadonlySet<string> = new Set(['system', 'assistant', 'user', 'result', 'stream_event', 'tool_progress', 'rate_limit_event', 'auth_status'])
+/** Types that only transcripts write. */
+const TRANSCRIPT_ONLY: ReadonlySet<string> = new Set([
+  'file-history-snapshot',
+  'queue-operation',
+  'permission-mode',
+  'custom-title',
+  'ai-title',
+  'last-prompt',
+  'agent-name',
+])
+
+/** Which Claude Code shape a record is, or `undefined` when it is not recognisably one. */
+const shapeOf = (v: Rec): 'stream' | 'transcript' | undefined => {
+  const type = v['type']
+  if (typeof type !== 'string') return undefined
+  if (typeof v['sessionId'] === 'string' && TRANSCRIPT_TYPES.has(type) && ('parentUuid' in v || typeof v['isSidechain'] === 'boolean' || typeof v['uuid'] === 'string')) {
+    return 'transcript'
+  }
+  if (type === 'summary' && typeof v['leafUuid'] === 'string') return 'transcript'
+  if (TRANSCRIPT_ONLY.has(type) && (typeof v['sessionId'] === 'string' || typeof v['messageId'] === 'string')) return 'transcript'
+  if (STREAM_TYPES.has(type) && typeof v['session_id'] === 'string') {
+    if (type === 'assistant' || type === 'user') return isRec(v['message']) ? 'stream' : undefined
+    if (type === 'system') return typeof v['subtype'] === 'string' ? 'stream' : undefined
+    if (type === 'result') return typeof v['subtype'] === 'string' || typeof v['is_error'] === 'boolean' ? 'stream' : undefined
+    return 'stream'
+  }
+  if (type === 'result' && typeof v['is_error'] === 'boolean' && (typeof v['subtype'] === 'string' || typeof v['num_turns'] === 'number')) return 'stream'
+  return undefined
+}
+
+/** A marker only Claude Code writes: the stream-json `system/init` or a transcript envelope. */
+const strong = (v: Rec, shape: 'stream' | 'transcript'): boolean =>
+  shape === 'stream'
+    ? (v['type'] === 'system' && v['subtype'] === 'init' && (typeof v['claude_code_version'] === 'string' || Array.isArray(v['tools']))) ||
+      (v['type'] === 'result' && typeof v['is_error'] === 'boolean' && typeof v['num_turns'] === 'number')
+    : typeof v['uuid'] === 'string' && 'parentUuid' in v && typeof v['isSidechain'] === 'boolean'
+
+interface Tally {
+  objects: number
+  hits: number
+  strong: boolean
+}
+
+const tallyValue = (t: Tally, v: unknown): void => {
+  if (!isRec(v)) return
+  t.objects++
+  const s = shapeOf(v)
+  if (s === undefined) return
+  t.hits++
+  if (!t.strong && strong(v, s)) t.strong = true
+}
+
+const score = (t: Tally): number => (t.hits === 0 || t.objects === 0 ? 0 : Math.min(1, 0.5 + 0.45 * (t.hits / t.objects) + (t.strong ? 0.05 : 0)))
+
+/** Elements of a JSON array looked at when sniffing. */
+const SNIFF_ELEMENTS = 50
+
+/**
+ * How sure the first parsed lines are Claude Code (stream-json, a one-line `--output-format json` array, or a
+ * transcript): 0 when no record has a Claude Code shape; `0.5 + 0.45 × (share of objects that do)`, plus
+ * 0.05 for a marker only Claude Code writes (`system/init` with `claude_code_version`/`tools`, a `result`
+ * with `is_error` and `num_turns`, a transcript envelope with `uuid`, `parentUuid` and `isSidechain`).
+ * @since 0.1.0
+ */
+export const sniffClaudeCodeLines = (values: ReadonlyArray<unknown>): number => {
+  const t: Tally = { objects: 0, hits: 0, strong: false }
+  for (const v of values) {
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length && i < SNIFF_ELEMENTS; i++) tallyValue(t, v[i])
+    } else tallyValue(t, v)
+  }
+  return score(t)
+}
+
+/**
+ * How sure a whole JSON document is Claude Code `--output-format json` output: a `result` object, or an array
+ * of stream-json messages. 0 otherwise.
+ * @since 0.1.0
+ */
+export const sniffClaudeCodeDocument = (doc: unknown): number => {
+  const t: Tally = { objects: 0, hits: 0, strong: false }
+  if (Array.isArray(doc)) {
+    for (let i = 0; i < doc.length && i < SNIFF_ELEMENTS; i++) tallyValue(t, doc[i])
+  } else tallyValue(t, doc)
+  return score(t)
+}
+
+/** Options of {@link createClaudeCodeReader} beyond the common reader options. @since 0.1.0 */
+export interface ClaudeCodeReaderOptions {
+  /**
+   * How to read sidechain records of a transcript: `true` reads a subagent file (all sidechain) as one run of
+   * its own; `false` always treats sidechains as subagents of the root session; `auto` (default) reads a
+   * file as a subagent file when its first message is a sidechain with an `agentId` (or the file lies in a
+   * `subagents/` folder).
+   */
+  readonly subagent?: SubagentMode
+}
+
+/** A Claude Code line reader that can also take already-parsed values (document elements). @since 0.1.0 */
+export interface ClaudeCodeLineReader extends LineReader {
+  /** Reads one parsed value as if it were on `lineNo` (an array is read element by element). */
+  value(v: unknown, lineNo: number | undefined): void
+}
+
+/**
+ * Makes a Claude Code reader (any of the three shapes). `emit` gets each run as it is handed out (see the
+ * module doc for when). Never throws and never returns a `ProtocolError`.
+ * @since 0.1.0
+ */
+export const createClaudeCodeReader = (
+  emit: (result: RunResult) => void,
+  options: ReaderOptions,
+  extra: ClaudeCodeReaderOptions = {},
+): ClaudeCodeLineReader => {
+  const file = options.file ?? null
+  let impl: StreamReader | TranscriptReader | null = null
+  const pre: RunDraft = newDraft()
+  const draft = (): RunDraft => (impl === null ? pre : impl.draft)
+  const one = (v: unknown, lineNo: number | undefined): void => {
+    if (!isRec(v)) {
+      touch(draft(), lineNo)
+      addDiagnostic(draft(), lineNo, 'skipped a value that is not a JSON object')
+      return
+    }
+    if (impl === null) {
+      const s = shapeOf(v)
+      if (s === undefined) {
+        touch(pre, lineNo)
+        const type = v['type']
+        addDiagnostic(pre, lineNo, typeof type === 'string' ? 'skipped a record that is not recognisably Claude Code' : 'skipped a record without a string "type"')
+        return
+      }
+      impl = s === 'stream' ? new StreamReader(emit, file, pre) : new TranscriptReader(emit, file, pre, extra.subagent ?? 'auto')
+    }
+    impl.record(v, lineNo)
+  }
+  const value = (v: unknown, lineNo: number | undefined): void => {
+    if (Array.isArray(v)) {
+      for (const x of v) one(x, lineNo)
+    } else one(v, lineNo)
+  }
+  return {
+    value,
+    line(text, lineNo, unterminated) {
+      let v: unknown
+      try {
+        v = JSON.parse(text)
+      } catch {
+        touch(draft(), lineNo)
+        addDiagnostic(draft(), lineNo, unterminated ? 'skipped the last line: it was cut off (no newline) and is not valid JSON' : 'skipped a non-JSON line')
+        return undefined
+      }
+      value(v, lineNo)
+      return undefined
+    },
+    end() {
+      if (impl !== null) {
+        impl.end()
+        return
+      }
+      const t = new StreamReader(emit, file, pre)
+      t.end()
+    },
+  }
+}
+
+/**
+ * The `claude-code` format module: stream-json, `--output-format json` (one-line or pretty-printed) and
+ * on-disk transcripts (see the module doc for the ending, usage and cost rules).
+ * @since 0.1.0
+ */
+export const claudeCodeFormat: FormatModule = {
+  name: 'claude-code',
+  description: 'Claude Code: stream-json / Agent SDK messages, --output-format json, and ~/.claude/projects transcripts',
+  sniffLines: sniffClaudeCodeLines,
+  sniffDocument: sniffClaudeCodeDocument,
+  reader: (emit, options) => createClaudeCodeReader(emit, options),
+  readDocument(doc, options) {
+    const runs: Array<RunResult> = []
+    const r = createClaudeCodeReader((x) => runs.push(x), options)
+    r.value(doc, undefined)
+    r.end()
+    return runs
+  },
+}
