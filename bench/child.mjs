@@ -1,0 +1,81 @@
+/**
+ * One benchmark measurement in a fresh process. Prints one JSON line:
+ * { task, ms (since process start, start-up included), events, runs, rssMB (peak) }.
+ *
+ * Tasks: floor FILE | lib FILE | cli FILE | operators FILE REPEAT
+ */
+import { createReadStream } from 'node:fs'
+
+const [task, file, extra] = process.argv.slice(2)
+const dist = new URL('../dist/', import.meta.url)
+const out = (o) => console.log(JSON.stringify({ task, ...o, ms: Math.round(performance.now()), rssMB: Math.round(process.resourceUsage().maxRSS / 1024) }))
+
+if (task === 'floor') {
+  // The floor F: stream the file, split lines at the byte level, JSON.parse each, nothing else.
+  let n = 0
+  let carry = null
+  for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) {
+    const buf = carry ? Buffer.concat([carry, chunk]) : chunk
+    let start = 0
+    for (;;) {
+      const nl = buf.indexOf(10, start)
+      if (nl === -1) break
+      if (nl > start) {
+        JSON.parse(buf.toString('utf8', start, nl))
+        n++
+      }
+      start = nl + 1
+    }
+    carry = start < buf.length ? buf.subarray(start) : null
+  }
+  out({ events: n })
+} else if (task === 'lib') {
+  const { replayStream } = await import(new URL('index.js', dist))
+  let runs = 0
+  await replayStream(createReadStream(file, { highWaterMark: 256 * 1024 }), () => runs++, { file })
+  out({ runs })
+} else if (task === 'cli') {
+  // The CLI as a user runs it (`run-outcome replay --json FILE`), with stdout discarded by the parent.
+  const { main } = await import(new URL('cli/main.js', dist))
+  let bytes = 0
+  const code = await main(['replay', '--json', file], {
+    stdin: process.stdin,
+    stdout: { write: (s) => { bytes += s.length } },
+    stderr: process.stderr,
+    env: process.env,
+  })
+  out({ code, outBytes: bytes })
+} else if (task === 'operators') {
+  // reduceRun() vs foldEvents over the same in-memory events, alternated, warm.
+  const { foldEvents, reduceRun } = await import(new URL('index.js', dist))
+  const { from, lastValueFrom } = await import('rxjs')
+  const events = []
+  let carry = null
+  for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) {
+    const buf = carry ? Buffer.concat([carry, chunk]) : chunk
+    let start = 0
+    for (;;) {
+      const nl = buf.indexOf(10, start)
+      if (nl === -1) break
+      if (nl > start) events.push(JSON.parse(buf.toString('utf8', start, nl)))
+      start = nl + 1
+    }
+    carry = start < buf.length ? buf.subarray(start) : null
+  }
+  const repeat = Number(extra ?? 5)
+  const fold = []
+  const op = []
+  for (let i = 0; i < repeat; i++) {
+    let t = performance.now()
+    foldEvents(events)
+    fold.push(performance.now() - t)
+    t = performance.now()
+    await lastValueFrom(from(events).pipe(reduceRun()))
+    op.push(performance.now() - t)
+  }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  out({ events: events.length, foldMs: Math.round(med(fold)), reduceRunMs: Math.round(med(op)), ratio: +(med(op) / med(fold)).toFixed(3) })
+} else {
+  console.error('task must be floor, lib, cli or operators')
+  process.exit(2)
+}
