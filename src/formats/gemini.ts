@@ -45,7 +45,9 @@
  * `cacheReadTokens = cached`, `outputTokens = output_tokens + thinking`, `reasoningTokens = thinking`. Stats are
  * the gemini process's running totals; gemini runs one prompt per process, so a `result` after an `init` is
  * taken as stated, and a later `result` of the same process is differenced against the previous one. There is
- * no cost at all: every model entry is a priced item without a cost (`cost.totalUsd` null, `missing` = models).
+ * no cost at all: every model entry is a priced item without a cost (`cost.totalUsd` null, `missing` = models);
+ * a run with model output but no stats counts one unpriced item, so its total is null too, never a
+ * complete-looking 0 (fault K12).
  * `durationMs` is `stats.duration_ms`; `toolCalls` counts `tool_use` records; `turns` counts model responses
  * (a run of assistant messages and tool uses up to the next tool result); `sessionId` is `init.session_id`.
  *
@@ -79,7 +81,8 @@
  * (`cachedContentTokenCount`): in all 34 gemini messages of the six corpus sessions `total = input + output +
  * thoughts + tool`, cached or not (e.g. 5689 + 43 + 54 + 0 = 5786 with `cached: 5519`), and `cached ≤ input`
  * always. So `inputTokens = input − cached + tool`, `cacheReadTokens = cached`, `outputTokens = output +
- * thoughts`, `reasoningTokens = thoughts`; each message is a priced item without a cost. `turns` counts gemini
+ * thoughts`, `reasoningTokens = thoughts`; each message is a priced item without a cost (a run whose gemini
+ * messages carry no tokens counts one unpriced item). `turns` counts gemini
  * messages, `toolCalls` their tool calls; times come from message timestamps.
  *
  * Runs of a session are emitted at the end of the input (a later `$rewindTo` can still remove them).

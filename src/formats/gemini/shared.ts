@@ -6,7 +6,7 @@
  * @module
  * @internal
  */
-import type { FormatName } from '../../core/RunResult.js'
+import type { FormatName, RunDraft } from '../../core/RunResult.js'
 
 /** The `--format` name of both Gemini CLI inputs. @internal */
 export const GEMINI: FormatName = 'gemini'
@@ -24,10 +24,10 @@ export const MSG = {
   notObject: 'skipped a JSON line that is not an object',
 } as const
 
-/** Names of Gemini API finish reasons that mean the provider cut the answer (MAX_TOKENS). @internal */
-const MAX_TOKENS_RE = /\bMAX_TOKENS/
-/** Finish reasons that mean a safety or policy filter cut the answer. @internal */
-const FILTER_RE = /\b(?:SAFETY|IMAGE_SAFETY|RECITATION|PROHIBITED_CONTENT|BLOCKLIST|SPII|IMAGE_PROHIBITED_CONTENT|IMAGE_RECITATION)\b/
+/** The `MAX_TOKENS` finish reason, as a word of its own or a prefix (`MAX_TOKENS_EXCEEDED`). @internal */
+const MAX_TOKENS_RE = /(?<![A-Za-z0-9_])MAX_TOKENS(?![a-z])/
+/** Finish reasons of a safety or policy filter (upper case, so `safetyRatings` does not match). @internal */
+const FILTER_RE = /(?<![A-Za-z0-9_])(?:IMAGE_)?(?:SAFETY|RECITATION|PROHIBITED_CONTENT|BLOCKLIST|SPII)(?![a-z])/
 
 /**
  * Classifies a Gemini CLI invalid-stream message (the `error` record with `severity: "error"` that precedes a
@@ -42,6 +42,18 @@ export const cutOffOf = (message: string): 'max_tokens' | 'content_filter' | und
   if (MAX_TOKENS_RE.test(head)) return 'max_tokens'
   if (FILTER_RE.test(head)) return 'content_filter'
   return undefined
+}
+
+/**
+ * Gemini never reports a cost. A run with model output whose usage is unknown (no stats, no tokens) still counts
+ * one unpriced item, so its `cost.totalUsd` is null rather than a complete-looking 0 (fault K12).
+ * @internal
+ */
+export const noteUnpricedRun = (d: RunDraft): void => {
+  if (d.costItems === 0 && d.turns > 0) {
+    d.costItems++
+    d.costMissing++
+  }
 }
 
 /** Truncates a name taken from input (an error class, a model id in a message) to at most 60 characters. @internal */
