@@ -68,6 +68,9 @@ export const nativeReader: ReaderFactory = (emit, options): LineReader => {
       }
       return undefined
     },
+    snapshot() {
+      return hasOpenRun(folder.state) ? currentResult(folder.state) : undefined
+    },
     end() {
       if (folder.state.done) return
       if (hasOpenRun(folder.state) || emitted === 0) emit(currentResult(folder.state))

@@ -18,6 +18,12 @@ export interface ReaderOptions {
   readonly file?: string | null
   /** Seed 002's owned interval (native only). */
   readonly messageId?: string
+  /**
+   * Receives diagnostics that belong to no open run, e.g. a late duplicate Claude Code `result` after its run
+   * was emitted (bug kind K7). `watch` prints them on stderr. Optional: without it they are dropped silently
+   * only if the reader cannot attach them to a later run.
+   */
+  readonly note?: (line: number | undefined, message: string) => void
 }
 
 /**
@@ -33,6 +39,11 @@ export interface LineReader {
   line(text: string, lineNo: number, unterminated: boolean): ProtocolError | undefined
   /** The input ended: emit the runs still open (the last one `unfinished` when it has no terminal record). */
   end(): void
+  /**
+   * Optional: the open run as it stands now (a `RunResult` whose ending is `unfinished` until its terminal
+   * record), for live status lines; `undefined` when no run is open.
+   */
+  snapshot?(): RunResult | undefined
 }
 
 /** Makes a reader; `emit` receives each run as soon as it ends, in order. @since 0.1.0 */
