@@ -14,7 +14,7 @@ import { Readable } from 'node:stream'
 import type { ProtocolError } from '../core/ProtocolError.js'
 import type { FormatName, RunResult } from '../core/RunResult.js'
 import { detectDocument, detectLines, formatByName } from '../formats/index.js'
-import type { FormatModule, ReaderOptions } from '../formats/types.js'
+import type { FormatModule, LineReader, ReaderOptions } from '../formats/types.js'
 import { LineSplitter } from '../io/lines.js'
 
 /** Single-document inputs are read whole up to this size (bytes). @since 0.1.0 */
@@ -47,6 +47,10 @@ export interface ReplayOptions {
   readonly messageId?: string
   /** Cap for single-document inputs, bytes (default 64 MB). */
   readonly maxDocumentBytes?: number
+  /** Receives diagnostics that belong to no open run (see `ReaderOptions.note`). */
+  readonly note?: (line: number | undefined, message: string) => void
+  /** Called once with the line reader (when the input is line-based), e.g. to poll `snapshot()` for a status line. */
+  readonly onReader?: (reader: LineReader, format: FormatName) => void
 }
 
 /** What a replay found: the format read, and the protocol error that stopped it, if any. @since 0.1.0 */
@@ -119,6 +123,7 @@ export const replayStream = async (
   const readerOptions: ReaderOptions = {
     file: fileLabel,
     ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
+    ...(options.note !== undefined ? { note: options.note } : {}),
   }
   const notes: Array<string> = []
   const requested = options.format ?? 'auto'
@@ -199,6 +204,7 @@ export const replayStream = async (
   const m = module as FormatModule
   if (m.reader === undefined) throw new ReplayError('undetected', `format ${m.name} cannot read line-based input`)
   const reader = m.reader(onRun, readerOptions)
+  options.onReader?.(reader, m.name)
   let error: ProtocolError | undefined
   const splitter = new LineSplitter(
     (text, lineNo, unterminated) => {
