@@ -2,6 +2,7 @@
  * The registry of input formats (`--format` names) and format detection.
  * @module
  */
+import { acpFormat } from './acp.js'
 import { aiSdkFormat } from './aiSdk.js'
 import { claudeCodeFormat } from './claudeCode.js'
 import { codexFormat } from './codex.js'
@@ -18,6 +19,7 @@ export const formats: ReadonlyArray<FormatModule> = [
   openaiAgentsFormat,
   geminiFormat,
   aiSdkFormat,
+  acpFormat,
   // formats: add each module here (one line per module)
 ]
 
