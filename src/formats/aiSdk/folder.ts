@@ -523,12 +523,12 @@ export class AiSdkFolder {
     const r = this.mark(line, t)
     r.finishSteps++
     r.stepEnded = true
-    const u = v['usage']
-    if (u === undefined || u === null) return
-    if (!isObj(u)) return this.diag(line, 'ignored a step usage that is not an object')
     const resp = v['response']
     const model = isObj(resp) ? str(resp['modelId']) : undefined
     if (model !== undefined) r.model = r.model === undefined || r.model === model ? model : null
+    const u = v['usage']
+    if (u === undefined || u === null) return
+    if (!isObj(u)) return this.diag(line, 'ignored a step usage that is not an object')
     const read = readAiSdkUsage(u)
     this.countUsage(r, read, line)
     addUsage(r.draft, model ?? null, read.usage, undefined, line)
@@ -544,6 +544,7 @@ export class AiSdkFolder {
     }
     const r = this.mark(line, t)
     r.finished = true
+    if (r.aborted) this.diag(line, 'a finish part after an abort: the run stays stopped by the caller')
     const fr = v['finishReason']
     const raw = v['rawFinishReason']
     if (typeof fr === 'string') r.reason = fr
