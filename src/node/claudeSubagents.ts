@@ -1,0 +1,173 @@
+/**
+ * Claude Code subagent files: newer Claude Code writes each subagent's transcript to
+ * `<project>/<session>/subagents/<agent-id>.jsonl` beside the session's `<project>/<session>.jsonl`
+ * (formats.md §C1). Those records belong to the parent session, not to runs of their own: these helpers find
+ * them and fold each into the parent run it ran in, as a child with its inferred ending and its usage.
+ *
+ * @module
+ */
+import { createReadStream } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { createGunzip } from 'node:zlib'
+import type { ChildResult, Cost, ModelUsage, RunResult, Usage } from '../core/RunResult.js'
+import { createClaudeCodeReader } from '../formats/claudeCode.js'
+import { LineSplitter } from '../io/lines.js'
+
+const SESSION_EXT = /\.jsonl(?:\.gz)?$/
+
+/**
+ * The subagent files of a Claude Code session file: the `.jsonl` (and `.jsonl.gz`) files in
+ * `<dir>/<session>/subagents/` for `sessionFile` = `<dir>/<session>.jsonl`, as full paths in name order.
+ * Resolves to `[]` when that folder does not exist. **Rejects with** the file system's error when the folder
+ * exists but cannot be listed.
+ * @example await subagentFilesOf('~/.claude/projects/p/abc.jsonl') // => ['~/.claude/projects/p/abc/subagents/agent-1.jsonl']
+ * @since 0.1.0
+ */
+export const subagentFilesOf = async (sessionFile: string): Promise<Array<string>> => {
+  const session = basename(sessionFile).replace(SESSION_EXT, '')
+  const dir = join(dirname(sessionFile), session, 'subagents')
+  let names: Array<string>
+  try {
+    const entries = await readdir(dir, { withFileTypes: true })
+    names = entries.filter((e) => e.isFile() && SESSION_EXT.test(e.name)).map((e) => e.name)
+  } catch (e) {
+    const code = (e as { code?: unknown }).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return []
+    throw e
+  }
+  return names.sort().map((n) => join(dir, n))
+}
+
+/** Reads one subagent file with the Claude Code reader in subagent mode (the whole file is one run). */
+const readSubagentFile = async (file: string): Promise<Array<RunResult>> => {
+  const runs: Array<RunResult> = []
+  const reader = createClaudeCodeReader((r) => runs.push(r), { file }, { subagent: true })
+  const splitter = new LineSplitter((text, lineNo, unterminated) => {
+    reader.line(text, lineNo, unterminated)
+  })
+  const raw = createReadStream(file, { highWaterMark: 256 * 1024 })
+  const source: AsyncIterable<Buffer> = file.endsWith('.gz') ? raw.pipe(createGunzip()) : raw
+  for await (const chunk of source) splitter.push(chunk as Buffer)
+  splitter.end()
+  reader.end()
+  return runs
+}
+
+/** The agent id a subagent file names: `agent-<id>.jsonl` → `<id>`. */
+const agentIdOf = (file: string): string => basename(file).replace(SESSION_EXT, '').replace(/^agent-/, '')
+
+const ms = (iso: string | null): number | null => {
+  if (iso === null) return null
+  const t = Date.parse(iso)
+  return Number.isFinite(t) ? t : null
+}
+
+/** The index of the run whose time span contains `start`, else the last run that started before it, else the last run. */
+const runIndexFor = (runs: ReadonlyArray<RunResult>, start: number | null): number => {
+  const lastIdx = runs.length - 1
+  if (start === null) return lastIdx
+  let before = -1
+  for (let i = 0; i < runs.length; i++) {
+    const r = runs[i] as RunResult
+    const s = ms(r.startedAt)
+    const e = ms(r.endedAt)
+    if (s !== null && e !== null && s <= start && start <= e) return i
+    if (s !== null && s <= start) before = i
+  }
+  return before >= 0 ? before : lastIdx
+}
+
+const addModel = (a: ModelUsage | undefined, b: ModelUsage): ModelUsage =>
+  a === undefined
+    ? b
+    : {
+        inputTokens: a.inputTokens + b.inputTokens,
+        cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+        cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+        outputTokens: a.outputTokens + b.outputTokens,
+        reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+        costUsd: a.costUsd === null || b.costUsd === null ? null : a.costUsd + b.costUsd,
+      }
+
+const addUsage = (a: Usage, b: Usage): Usage => {
+  const byModel = new Map<string, ModelUsage>(Object.entries(a.byModel))
+  for (const [k, m] of Object.entries(b.byModel)) byModel.set(k, addModel(byModel.get(k), m))
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+    byModel: Object.fromEntries(byModel),
+  }
+}
+
+const addCost = (a: Cost, b: Cost): Cost => {
+  const missing = a.missing + b.missing
+  return {
+    totalUsd: missing > 0 || a.totalUsd === null || b.totalUsd === null ? null : a.totalUsd + b.totalUsd,
+    complete: missing === 0 && a.complete && b.complete,
+    missing,
+    ...(a.estimated === true || b.estimated === true ? { estimated: true } : {}),
+  }
+}
+
+/**
+ * Folds a session's subagent files into its runs (SPEC §1: subagent files are read with their parent
+ * session). Each file in {@link subagentFilesOf}`(sessionFile)` is read as one subagent run (its ending
+ * inferred like any transcript's) and added to the parent run whose time span contains the subagent's start
+ * (else the last run that started before it, else the last run):
+ * - as a child `{ sessionId: <agent id>, ending }`; a child of that id already listed (from the Task call's
+ *   result, which names the `agentId`) keeps its ending unless that ending is `unfinished`;
+ * - its usage (tokens per model) and cost items are added to the run's (transcripts carry no cost, so the
+ *   run's cost stays missing), and its tool calls to the run's `toolCalls`.
+ * Returns new `RunResult` objects (the inputs are not changed); `runs` unchanged when it is empty or there
+ * are no subagent files. A subagent file that cannot be read adds a diagnostic to the last run.
+ * **Rejects with** the file system's error only when the `subagents` folder exists but cannot be listed.
+ * @since 0.1.0
+ */
+export const attachSubagents = async (runs: ReadonlyArray<RunResult>, sessionFile: string): Promise<Array<RunResult>> => {
+  const out = runs.slice()
+  if (out.length === 0) return out
+  const files = await subagentFilesOf(sessionFile)
+  for (const file of files) {
+    let sub: Array<RunResult>
+    try {
+      sub = await readSubagentFile(file)
+    } catch {
+      const i = out.length - 1
+      const r = out[i] as RunResult
+      out[i] = { ...r, diagnostics: [...r.diagnostics, { message: `could not read the subagent file ${basename(file)}` }] }
+      continue
+    }
+    const first = sub[0]
+    if (first === undefined) continue
+    let usage = first.usage
+    let cost = first.cost
+    let toolCalls = first.toolCalls
+    for (let k = 1; k < sub.length; k++) {
+      const s = sub[k] as RunResult
+      usage = addUsage(usage, s.usage)
+      cost = addCost(cost, s.cost)
+      toolCalls += s.toolCalls
+    }
+    const lastSub = sub[sub.length - 1] as RunResult
+    const agentId = agentIdOf(file)
+    const i = runIndexFor(out, ms(first.startedAt))
+    const r = out[i] as RunResult
+    const children: Array<ChildResult> = r.children.slice()
+    const at = children.findIndex((c) => c.sessionId === agentId)
+    const child: ChildResult = { sessionId: agentId, ending: lastSub.ending, finishReason: lastSub.finishReason }
+    if (at < 0) children.push(child)
+    else if ((children[at] as ChildResult).ending.kind === 'unfinished') children[at] = child
+    out[i] = {
+      ...r,
+      children,
+      usage: addUsage(r.usage, usage),
+      cost: addCost(r.cost, cost),
+      toolCalls: r.toolCalls + toolCalls,
+    }
+  }
+  return out
+}
