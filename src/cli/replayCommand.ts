@@ -12,7 +12,8 @@ import { formats } from '../formats/index.js'
 import { listLogFiles } from '../node/files.js'
 import { ReplayError, replayStream } from '../node/replay.js'
 import { EXIT, safeJson, worst, type CliIO } from './io.js'
-import { plainSummary } from './summary.js'
+import { colorEnabled, makeStyle } from './style.js'
+import { formatRun } from './summary.js'
 
 /** Help text of `replay`. @since 0.1.0 */
 export const replayHelp = (): string => `Usage: run-outcome replay [FILE|DIR|-]... [options]
@@ -128,11 +129,12 @@ const replayOne = async (
 ): Promise<number> => {
   let code: number = EXIT.ok
   let count = 0
+  const style = makeStyle(colorEnabled(io.stdout, io.env))
   const onRun = (r: RunResult): void => {
     count++
     code = worst(code, isSuccess(r.ending, { accept: options.accept }) ? EXIT.ok : EXIT.notSuccess)
     if (options.json) io.stdout.write(`${safeJson(r as unknown as Record<string, unknown>)}\n`)
-    else io.stdout.write(plainSummary(r, `${label} run ${count}`))
+    else io.stdout.write(formatRun(r, `${label} #${count}`, style))
   }
   try {
     const outcome = await replayStream(source, onRun, {

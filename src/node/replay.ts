@@ -22,6 +22,7 @@ export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
 const SNIFF_LINES = 20
 const SNIFF_BYTES = 256 * 1024
+const SNIFF_WAIT_MS = 150
 
 /** Why a replay could not read an input at all (CLI exit 2). @since 0.1.0 */
 export type ReplayErrorCode = 'undetected' | 'too-large' | 'not-json' | 'unreadable' | 'unknown-format'
@@ -143,8 +144,14 @@ export const replayStream = async (
     if (sniffValues.length < SNIFF_LINES) sniffValues.push(parseOrUndefined(text))
   })
   let eof = false
+  // A live pipe may pause after a few lines: once some JSON has arrived, a pause of SNIFF_WAIT_MS ends the head.
+  let pending: Promise<IteratorResult<Buffer>> | undefined
   while (headLines < SNIFF_LINES && headBytes < SNIFF_BYTES) {
-    const n = await it.next()
+    pending ??= it.next()
+    const haveJson = sniffValues.some((x) => typeof x === 'object' && x !== null)
+    const n = haveJson ? await Promise.race([pending, new Promise<'pause'>((res) => setTimeout(res, SNIFF_WAIT_MS, 'pause'))]) : await pending
+    if (n === 'pause') break
+    pending = undefined
     if (n.done) {
       eof = true
       sniffer.end()
@@ -153,6 +160,14 @@ export const replayStream = async (
     head.push(n.value)
     headBytes += n.value.length
     sniffer.push(n.value)
+  }
+  const next = (): Promise<IteratorResult<Buffer>> => {
+    if (pending !== undefined) {
+      const p = pending
+      pending = undefined
+      return p
+    }
+    return it.next()
   }
   const anyJson = sniffValues.some((v) => typeof v === 'object' && v !== null)
   const startsLikeDocument = (() => {
@@ -176,7 +191,7 @@ export const replayStream = async (
     const parts = head
     let total = headBytes
     while (!eof) {
-      const n = await it.next()
+      const n = await next()
       if (n.done) break
       total += n.value.length
       if (total > max) {
@@ -218,7 +233,7 @@ export const replayStream = async (
     if (error !== undefined) break
   }
   while (!eof && error === undefined) {
-    const n = await it.next()
+    const n = await next()
     if (n.done) break
     splitter.push(n.value)
   }

@@ -1,0 +1,67 @@
+/** `watch` through a real pipe: results appear as each run ends, before the pipe closes; Ctrl-C prints the open run. */
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { binPath, repoRoot } from '../support/cli.js'
+
+const lines = readFileSync(new URL('../../examples/native/session.jsonl', import.meta.url), 'utf8').trim().split('\n')
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+const start = () => {
+  const child = spawn(process.execPath, [binPath, 'watch', '--json'], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+  const out: Array<{ at: number; line: string }> = []
+  let buf = ''
+  child.stdout.on('data', (d: Buffer) => {
+    buf += d.toString()
+    let nl = buf.indexOf('\n')
+    while (nl !== -1) {
+      out.push({ at: Date.now(), line: buf.slice(0, nl) })
+      buf = buf.slice(nl + 1)
+      nl = buf.indexOf('\n')
+    }
+  })
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)))
+  return { child, out, exited }
+}
+
+describe('run-outcome watch', () => {
+  it('prints each run as it ends, before the pipe closes', async () => {
+    const { child, out, exited } = start()
+    // run 1 (lines 1–13 end with the root idle), written slowly
+    for (const l of lines.slice(0, 13)) {
+      child.stdin.write(`${l}\n`)
+      await sleep(20)
+    }
+    const deadline = Date.now() + 10_000
+    while (out.length === 0 && Date.now() < deadline) await sleep(25)
+    const firstAt = out[0]?.at
+    expect(firstAt).toBeDefined()
+    expect(JSON.parse(out[0]?.line ?? '{}').ending).toStrictEqual({ kind: 'answered' })
+    // the pipe is still open: now write run 2 and close
+    await sleep(300)
+    const closedAt = Date.now()
+    child.stdin.end(`${lines.slice(13).join('\n')}\n`)
+    expect(await exited).toBe(1) // run 2 is cut off (max_tokens): not success
+    expect(firstAt as number).toBeLessThan(closedAt)
+    expect(out.map((o) => JSON.parse(o.line).ending.kind)).toStrictEqual(['answered', 'cut_off'])
+  })
+
+  it('Ctrl-C prints what is known so far as unfinished', async () => {
+    const { child, out, exited } = start()
+    // run 1 first: its result proves the watcher is up and reading before we interrupt
+    child.stdin.write(`${lines.slice(0, 13).join('\n')}\n`)
+    const deadline = Date.now() + 15_000
+    while (out.length === 0 && Date.now() < deadline) await sleep(25)
+    expect(out).toHaveLength(1)
+    child.stdin.write(`${lines.slice(13, 16).join('\n')}\n`)
+    await sleep(500)
+    child.kill('SIGINT')
+    expect(await exited).toBe(1)
+    expect(out).toHaveLength(2)
+    const r = JSON.parse(out[1]?.line ?? '{}')
+    expect(r.ending).toStrictEqual({ kind: 'unfinished', lastEventType: 'assistant/message' })
+    expect(r.turns).toBe(1)
+    expect(r.usage.outputTokens).toBe(4096)
+    expect(r.response).toBeNull()
+  })
+})
