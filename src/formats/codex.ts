@@ -62,6 +62,8 @@ export const CODEX_ROLLOUT_TYPES: ReadonlySet<string> = new Set([
   'world_state',
 ])
 
+const NOT_A_RECORD = 'skipped a record that is not an object with a string type'
+
 /** Which Codex shape a parsed record belongs to, or `undefined` when it is neither. @since 0.1.0 */
 export const codexShapeOf = (v: unknown): 'exec' | 'rollout' | undefined => {
   if (!isObject(v)) return undefined
@@ -132,7 +134,7 @@ export const codexReader: ReaderFactory = (emit, options): LineReader => {
       if (impl === undefined) {
         const shape = codexShapeOf(v)
         if (shape === undefined) {
-          hold(lineNo)
+          hold(lineNo, isObject(v) && typeof v['type'] === 'string' ? undefined : NOT_A_RECORD)
           return undefined
         }
         impl = choose(shape)

@@ -111,8 +111,14 @@ describe('codex exec --json: endings', () => {
     expect(only(read([])).ending).toEqual({ kind: 'unfinished' })
     const r = only(read(['Reading additional input from stdin...', '{"unrelated":true}', '[1,2]']))
     expect(r.ending).toEqual({ kind: 'unfinished' })
-    expect(r.diagnostics).toEqual([{ line: 1, message: 'skipped a line that is not JSON' }])
+    expect(r.diagnostics).toEqual([
+      { line: 1, message: 'skipped a line that is not JSON' },
+      { line: 2, message: 'skipped a record that is not an object with a string type' },
+      { line: 3, message: 'skipped a record that is not an object with a string type' },
+    ])
     expect(r.source).toEqual({ file: null, firstLine: 1, lastLine: 3 })
+    // Objects of an unknown type are ignored without a note (the formats grow).
+    expect(only(read(['{"type":"something_new"}'])).diagnostics).toEqual([])
   })
 
   it('a cut-off last line is a diagnostic, not an error', () => {
