@@ -34,7 +34,7 @@
  *   `reject_always` is a permission denial of the run; an answered permission is no longer pending.
  *
  * **Response and counts.** `response` is the concatenated text of the run's `agent_message_chunk` updates
- * (text content blocks only). `toolCalls` counts distinct `toolCallId`s of `tool_call` updates. `turns` is 1
+ * (text content blocks only; `null` when there were none). `toolCalls` counts distinct `toolCallId`s of `tool_call` updates. `turns` is 1
  * per prompt.
  *
  * **Usage** comes from the (unstable) `PromptResponse.usage`
@@ -381,7 +381,7 @@ export const acpReader: ReaderFactory = (emit, options: ReaderOptions): LineRead
         sessionId: run.sessionId,
         ending,
         finishReason: run.finishReason,
-        response: keepsText ? run.text : null,
+        response: keepsText && run.text !== '' ? run.text : null,
         inferred: run.inferred,
         file,
       }),
@@ -407,7 +407,7 @@ export const acpReader: ReaderFactory = (emit, options: ReaderOptions): LineRead
           kind: 'failed',
           reason: 'error',
           error: {
-            message: str(e['message']) ?? 'error response without a message',
+            message: str(e['message']) ?? (typeof error === 'string' ? error : 'error response without a message'),
             ...(typeof code === 'number' || typeof code === 'string' ? { code } : {}),
           },
         }

@@ -179,6 +179,14 @@ describe('acp reading rules', () => {
     expect(runs[0]?.response).toBeNull()
   })
 
+  it('an answer without text chunks has a null response; a string error is its own message', () => {
+    const runs = readLines([prompt(1, 's'), rpc({ id: 1, result: { stopReason: 'end_turn' } }), prompt(2, 's'), rpc({ id: 2, error: 'boom' })])
+    expect(runs.map((r) => [r.ending, r.response])).toEqual([
+      [{ kind: 'answered' }, null],
+      [{ kind: 'failed', reason: 'error', error: { message: 'boom' } }, null],
+    ])
+  })
+
   it('maps every ACP stop reason', () => {
     expect(endingOfStopReason('end_turn')).toEqual({ kind: 'answered' })
     expect(endingOfStopReason('max_tokens')).toEqual({ kind: 'cut_off', finishReason: 'max_tokens' })
