@@ -257,7 +257,10 @@ export const ledgerFigures = (l: UsageLedger): Array<ModelFigure> => {
 }
 
 /** Rounds away float noise left by subtracting two running totals (USD). @internal */
-export const roundUsd = (x: number): number => Math.round(x * 1e10) / 1e10
+export const roundUsd = (x: number): number => {
+  const y = Math.round(x * 1e10) / 1e10
+  return Number.isFinite(y) ? y : x
+}
 
 /** What a user record's text says. @internal */
 export type UserTextKind =

@@ -594,8 +594,10 @@ export class StreamReader {
       if (figures.length === 1 && only !== undefined && runCost !== null) figures[0] = { ...only, cost: runCost }
       writeUsage(d, figures, runCost)
     }
-    const nt = num(v['num_turns'])
-    if (nt !== undefined && nt >= 0) {
+    const rawTurns = v['num_turns']
+    const nt = Number.isSafeInteger(rawTurns) && (rawTurns as number) >= 0 ? (rawTurns as number) : undefined
+    if (nt === undefined && rawTurns !== undefined && rawTurns !== null) addDiagnostic(d, line, 'ignored num_turns: it is not a non-negative integer')
+    if (nt !== undefined) {
       const base = this.baseTurns
       d.turns = base === null || nt < base ? nt : nt - base
       this.baseTurns = nt
