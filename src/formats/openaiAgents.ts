@@ -488,16 +488,27 @@ export const readOpenAiAgentsDocument = (doc: unknown, options: ReaderOptions): 
   return [notAState(d, options)]
 }
 
+/** A pretty-printed document handed to the line reader is gathered up to this many characters (64 Mi). */
+const MAX_GATHERED_CHARS = 64 * 1024 * 1024
+
 /**
  * Reads RunStates written one per line (a JSONL of `state.toString()` outputs). Each state line is a run,
  * emitted when the next state line arrives or the input ends (so diagnostics of the lines after it join it);
- * other lines are diagnostics. Never returns a `ProtocolError`.
+ * other lines are diagnostics. When the first line opens a JSON document spread over lines (it does not parse
+ * on its own and starts with `{` or `[`), every line is gathered, up to 64 Mi characters, and read as one
+ * document at the end ({@link readOpenAiAgentsDocument}). Never returns a `ProtocolError`.
  * @since 0.1.0
  */
 export const openaiAgentsReader: ReaderFactory = (emit, options): LineReader => {
   let draft = newDraft()
   let held: Obj | undefined
   let emitted = 0
+  let seen = 0
+  /** Lines of a document spread over lines, or `null` when reading one state per line. */
+  let gathered: Array<string> | null = null
+  let gatheredChars = 0
+  let gatherFirst = 0
+  let gatherLast = 0
   const flush = (): void => {
     if (held === undefined) return
     const s = held
@@ -506,12 +517,51 @@ export const openaiAgentsReader: ReaderFactory = (emit, options): LineReader => 
     emit(readRunState(s, draft, options))
     draft = newDraft()
   }
+  const readGathered = (lines: Array<string>): void => {
+    let doc: unknown
+    try {
+      doc = JSON.parse(lines.join('\n'))
+    } catch {
+      addDiagnostic(draft, gatherFirst, 'the input starts a JSON document that is not valid JSON')
+      emit(notAState(draft, options))
+      return
+    }
+    const runs = isRunStateLike(doc) || Array.isArray(doc) ? readOpenAiAgentsDocument(doc, options) : []
+    if (runs.length === 0) {
+      addDiagnostic(draft, gatherFirst, 'the document is not a serialized OpenAI Agents RunState')
+      emit(notAState(draft, options))
+      return
+    }
+    const source = { file: options.file ?? null, firstLine: gatherFirst, lastLine: gatherLast }
+    for (const r of runs) emit(runs.length === 1 ? { ...r, source } : r)
+  }
   return {
     line(text, lineNo, unterminated) {
+      seen++
+      if (gathered !== null) {
+        gatherLast = lineNo
+        gatheredChars += text.length + 1
+        if (gatheredChars > MAX_GATHERED_CHARS) {
+          gathered = null
+          gatheredChars = 0
+          addDiagnostic(draft, lineNo, 'the JSON document spread over lines is over 64 Mi characters; not read')
+          return undefined
+        }
+        gathered.push(text)
+        return undefined
+      }
       let v: unknown
       try {
         v = JSON.parse(text)
       } catch {
+        const c = text.trimStart().charCodeAt(0)
+        if (seen === 1 && gatheredChars === 0 && (c === 123 || c === 91)) {
+          gathered = [text]
+          gatheredChars = text.length + 1
+          gatherFirst = lineNo
+          gatherLast = lineNo
+          return undefined
+        }
         addDiagnostic(draft, lineNo, unterminated ? 'skipped the last line: it was cut off and is not valid JSON' : 'skipped a line that is not valid JSON')
         return undefined
       }
@@ -525,6 +575,12 @@ export const openaiAgentsReader: ReaderFactory = (emit, options): LineReader => 
       return undefined
     },
     end() {
+      if (gathered !== null) {
+        const lines = gathered
+        gathered = null
+        readGathered(lines)
+        return
+      }
       if (held !== undefined) flush()
       else if (emitted === 0) emit(notAState(draft, options))
     },

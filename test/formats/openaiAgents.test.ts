@@ -126,6 +126,19 @@ describe('openai-agents corpus (writer output of @openai/agents-core)', () => {
     expect(runs[1]?.source).toEqual({ file: 'x.jsonl', firstLine: 3, lastLine: 3 })
   })
 
+  it('--format openai-agents reads a pretty-printed state even when a line of it parses alone (a lone "{}")', async () => {
+    const s = load(V12)
+    const responses = s['modelResponses'] as Array<Record<string, Record<string, unknown>>>
+    ;(responses[0] as Record<string, Record<string, unknown>>)['usage']!['inputTokensDetails'] = [{}]
+    const text = `${JSON.stringify(s, null, 2)}\n`
+    // line 16 is "{}" on its own, so replay hands the input to the line reader, which gathers the document
+    expect(text.split('\n')[15]?.trim()).toBe('{}')
+    const runs = await replayText(text, 'openai-agents')
+    expect(runs).toHaveLength(1)
+    expect(runs[0]?.ending.kind).toBe('suspended')
+    expect(runs[0]?.source).toEqual({ file: null, firstLine: 1, lastLine: text.split('\n').length - 1 })
+  })
+
   it('is detected as a document and registered by name', () => {
     expect(detectDocument(load(V12))?.name).toBe('openai-agents')
     expect(detectDocument(load(V118))?.name).toBe('openai-agents')
