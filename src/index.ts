@@ -101,3 +101,25 @@ export {
 } from './node/replay.js'
 
 // --- vocabularies ---
+export {
+  endingFrom,
+  endingFromEither,
+  endingTo,
+  structuredOutputFrom,
+  vocabularySystems,
+  isVocabularySystem,
+  acpStopReasons,
+  type VocabularySystem,
+  type VocabularyValues,
+  type DeputyStop,
+  type DshTurnEndReason,
+  type DshAbortReason,
+  type DshPendingItem,
+  type DshOtherReason,
+  type Llm4sStatus,
+  type Llm4sPendingInterrupt,
+  type SwiftideStopReason,
+  type SwiftideToolCall,
+  type SwiftideOtherVariant,
+  type AcpStopReason,
+} from './vocabularies/index.js'
