@@ -199,7 +199,18 @@ export const newDraft = (): RunDraft => ({
 /** A deep copy of a draft (for the pure `step`). @internal */
 export const cloneDraft = (d: RunDraft): RunDraft => {
   const byModel: Record<string, ModelDraft> = {}
-  for (const k of Object.keys(d.byModel)) byModel[k] = { ...(d.byModel[k] as ModelDraft) }
+  for (const k of Object.keys(d.byModel)) {
+    const m = d.byModel[k] as ModelDraft
+    byModel[k] = {
+      inputTokens: m.inputTokens,
+      cacheReadTokens: m.cacheReadTokens,
+      cacheWriteTokens: m.cacheWriteTokens,
+      outputTokens: m.outputTokens,
+      reasoningTokens: m.reasoningTokens,
+      costUsd: m.costUsd,
+      costMissing: m.costMissing,
+    }
+  }
   return {
     ...d,
     permissionDenials: d.permissionDenials.slice(),
@@ -254,7 +265,7 @@ export const addUsage = (
   const key = `#${model ?? 'unknown'}`
   let m = d.byModel[key]
   if (m === undefined) {
-    m = { ...zeroBuckets(), costUsd: 0, costMissing: 0 }
+    m = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, costUsd: 0, costMissing: 0 }
     d.byModel[key] = m
   }
   const { inputTokens, cacheReadTokens, cacheWriteTokens, outputTokens, reasoningTokens } = usage

@@ -1,0 +1,84 @@
+/**
+ * Cost estimates from a price table, for formats that carry no cost (Codex, Gemini, AI SDK, transcripts).
+ *
+ * Prices are USD per million tokens, per model: `input` (uncached input), `cachedInput` (cache reads),
+ * `cacheWrite` (cache writes; defaults to `input`), `output` (output including reasoning). A model is matched by
+ * its exact id, then by the longest key ending in `*` that prefixes it. An estimate sets `cost.estimated: true`;
+ * a reported cost is never replaced, and a model without a price leaves the cost missing (never zero, SPEC §3).
+ *
+ * @module
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
+import type { Cost, ModelUsage, RunResult } from './RunResult.js'
+
+/** One model's prices in USD per million tokens. @since 0.1.0 */
+export const ModelPrice = t.intersection([
+  t.type({ input: t.number, output: t.number }),
+  t.partial({ cachedInput: t.number, cacheWrite: t.number }),
+])
+/** @since 0.1.0 */
+export type ModelPrice = t.TypeOf<typeof ModelPrice>
+
+/** A price table: model id (or `prefix*`) → prices. @since 0.1.0 */
+export const PriceTable = t.record(t.string, ModelPrice)
+/** @since 0.1.0 */
+export type PriceTable = t.TypeOf<typeof PriceTable>
+
+/**
+ * Validates a parsed price table (e.g. the JSON of `--prices FILE`).
+ * **Fails with** a message naming the first bad model entry (no input values echoed).
+ * @since 0.1.0
+ */
+export const decodePriceTable = (u: unknown): E.Either<string, PriceTable> => {
+  const r = PriceTable.decode(u)
+  if (E.isRight(r)) {
+    for (const [model, p] of Object.entries(r.right)) {
+      const values = [p.input, p.output, p.cachedInput ?? 0, p.cacheWrite ?? 0]
+      if (values.some((x) => !Number.isFinite(x) || x < 0)) return E.left(`the price of "${model.slice(0, 60)}" must be finite, non-negative numbers`)
+    }
+    return E.right(r.right)
+  }
+  return E.left('a price table is an object: { "model-id": { "input": 3, "cachedInput": 0.3, "output": 15 } } (USD per million tokens)')
+}
+
+/** The price of a model: exact id first, then the longest matching `prefix*` key. @since 0.1.0 */
+export const priceOf = (table: PriceTable, model: string): ModelPrice | undefined => {
+  if (Object.hasOwn(table, model)) return table[model]
+  let best: ModelPrice | undefined
+  let bestLen = -1
+  for (const key of Object.keys(table)) {
+    if (!key.endsWith('*')) continue
+    const prefix = key.slice(0, -1)
+    if (model.startsWith(prefix) && prefix.length > bestLen) {
+      best = table[key]
+      bestLen = prefix.length
+    }
+  }
+  return best
+}
+
+const costOf = (u: ModelUsage, p: ModelPrice): number =>
+  (u.inputTokens * p.input + u.cacheReadTokens * (p.cachedInput ?? p.input) + u.cacheWriteTokens * (p.cacheWrite ?? p.input) + u.outputTokens * p.output) / 1e6
+
+/**
+ * A copy of `result` whose missing cost is estimated from `table`. Unchanged when the cost is complete, when
+ * the run used no tokens, or when any model with usage has no price.
+ * @since 0.1.0
+ */
+export const estimateCost = (result: RunResult, table: PriceTable): RunResult => {
+  if (result.cost.complete && result.cost.totalUsd !== null) return result
+  const models = Object.entries(result.usage.byModel)
+  if (models.length === 0) return result
+  let total = 0
+  const byModel: Array<[string, ModelUsage]> = []
+  for (const [model, u] of models) {
+    const p = priceOf(table, model)
+    if (p === undefined) return result
+    const c = u.costUsd ?? costOf(u, p)
+    total += c
+    byModel.push([model, { ...u, costUsd: Math.round(c * 1e12) / 1e12 }])
+  }
+  const cost: Cost = { totalUsd: Math.round(total * 1e12) / 1e12, complete: true, missing: 0, estimated: true }
+  return { ...result, usage: { ...result.usage, byModel: Object.fromEntries(byModel) }, cost }
+}

@@ -1,0 +1,70 @@
+/** `stats` over the real corpus copies: counts per ending, totals, and run count = replay --json lines. */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runCli, spawnCli } from '../support/cli.js'
+
+const fx = (d: string) => new URL(`../fixtures/${d}`, import.meta.url).pathname
+const singleRun = ['claude-code-stream-json', 'codex-exec-json', 'gemini-stream-json'].map(fx)
+
+describe('run-outcome stats', () => {
+  it('counts the single-run corpus logs per ending as EXPECTED.md says (11 answered, 3 failed, 1 unfinished)', async () => {
+    const r = await runCli(['stats', '--json', ...singleRun])
+    expect(r.code).toBe(0)
+    const s = JSON.parse(r.stdout)
+    expect(s.runs).toBe(15)
+    expect(s.filesRead).toBe(15)
+    expect(Object.fromEntries(Object.entries(s.byEnding).map(([k, v]) => [k, (v as { runs: number }).runs]))).toStrictEqual({ answered: 11, failed: 3, unfinished: 1 })
+    expect(s.successes).toBe(11)
+    expect(s.successRate).toBe(0.7333)
+    // Claude Code reports cost for its 5 runs; the 6 Codex runs and 2 Gemini runs with usage have none;
+    // the 2 Codex runs that never reported usage (quota error, truncated) have no priced item at all
+    expect(s.cost.runsWithoutCost).toBe(8)
+  })
+
+  it('the same through worker threads (spawned CLI) gives the same document', async () => {
+    const inProcess = JSON.parse((await runCli(['stats', '--json', ...singleRun])).stdout)
+    const spawned = spawnCli(['stats', '--json', '--jobs', '2', ...singleRun])
+    expect(spawned.code).toBe(0)
+    const s = JSON.parse(spawned.stdout)
+    expect(s.byEnding).toStrictEqual(inProcess.byEnding)
+    expect(s.runs).toBe(inProcess.runs)
+  })
+
+  it('over every corpus copy, its run count equals the number of replay --json lines', async () => {
+    const all = new URL('../fixtures', import.meta.url).pathname
+    const dirs = ['claude-code-stream-json', 'claude-code-transcript', 'codex-exec-json', 'codex-rollout', 'gemini-stream-json', 'gemini-session', 'ai-sdk-ui-message-stream', 'openai-agents-runstate'].map(fx)
+    const replay = await runCli(['replay', '--json', ...dirs])
+    const lines = replay.stdout.trim().split('\n').filter((l) => l !== '')
+    const stats = JSON.parse((await runCli(['stats', '--json', ...dirs])).stdout)
+    expect(stats.runs).toBe(lines.length)
+    expect(lines.length).toBeGreaterThan(40)
+    expect(all).toBeTruthy()
+  })
+
+  it('--prices estimates missing costs and says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ro-prices-'))
+    const prices = join(dir, 'prices.json')
+    // USD per million tokens; codex exec logs name no model, so their usage is under "unknown"
+    writeFileSync(prices, JSON.stringify({ unknown: { input: 1, cachedInput: 0.1, output: 10 } }))
+    const r = await runCli(['stats', '--json', '--prices', prices, join(fx('codex-exec-json'), 'stream-output-2.jsonl')])
+    const s = JSON.parse(r.stdout)
+    // 1048 × $1 + 4992 × $0.10 + 129 × $10, per million tokens
+    expect(s.cost).toStrictEqual({ totalUsd: 0.002837, runsWithoutCost: 0, runsWithEstimatedCost: 1, estimated: true })
+  })
+
+  it('--by format groups the runs', async () => {
+    const s = JSON.parse((await runCli(['stats', '--json', '--by', 'format', ...singleRun])).stdout)
+    expect(Object.fromEntries(Object.entries(s.groups).map(([k, v]) => [k, (v as { runs: number }).runs]))).toStrictEqual({ 'claude-code': 5, codex: 8, gemini: 2 })
+  })
+
+  it('a table without --json; exit 2 for a missing path', async () => {
+    const r = await runCli(['stats', fx('codex-exec-json')])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('8 runs in 8 files')
+    expect(r.stdout).toContain('answered')
+    const bad = await runCli(['stats', '/nonexistent/path'])
+    expect(bad.code).toBe(2)
+  })
+})
