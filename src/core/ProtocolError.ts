@@ -18,6 +18,8 @@ export type ProtocolErrorKind =
   | 'event'
   /** a `turn/end` whose `reason` is missing, whose `kind` is not a string, or whose known kind has fields of the wrong type */
   | 'turn-end'
+  /** a seed system's ending value of the wrong shape (`endingFromEither`) */
+  | 'vocabulary'
 
 const marker = Symbol.for('run-outcome/ProtocolError')
 
@@ -70,6 +72,8 @@ const describe = (f: Omit<ProtocolErrorFields, 'errors'>): string => {
       return `${where}${ev}${f.path !== '' ? ` at ${f.path}` : ''}: expected ${f.expected}; every event needs a string "type"`
     case 'turn-end':
       return `${where}${ev} at ${f.path}: expected ${f.expected}; a turn/end must carry data.reason with a string kind (SPEC §4)`
+    case 'vocabulary':
+      return `${where}${f.path !== '' ? `at ${f.path}: ` : ''}expected ${f.expected}`
   }
 }
 

@@ -55,7 +55,7 @@ const read = (value: unknown): RunEnding => {
  * @since 0.1.0
  */
 export const acpEndingFromEither: (value: unknown) => E.Either<ProtocolError, RunEnding> = decodeWith(
-  { kind: 'event', root: 'stopReason' },
+  { kind: 'vocabulary', root: 'stopReason' },
   read,
 )
 

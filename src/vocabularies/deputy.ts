@@ -109,7 +109,7 @@ const read = (value: unknown): RunEnding => {
  * @since 0.1.0
  */
 export const deputyEndingFromEither: (value: unknown) => E.Either<ProtocolError, RunEnding> = decodeWith(
-  { kind: 'event', root: '' },
+  { kind: 'vocabulary', root: '' },
   read,
 )
 

@@ -99,7 +99,7 @@ const writers: { readonly [S in VocabularySystem]: (ending: RunEnding) => Vocabu
  */
 export const endingFromEither = (system: VocabularySystem, value: unknown): E.Either<ProtocolError, RunEnding> => {
   if (!isVocabularySystem(system)) {
-    return E.left(new ProtocolError({ kind: 'event', index: 0, path: '', expected: 'a known vocabulary system' }))
+    return E.left(new ProtocolError({ kind: 'vocabulary', index: 0, path: '', expected: 'a known vocabulary system' }))
   }
   return readers[system](value)
 }

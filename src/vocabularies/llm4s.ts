@@ -138,7 +138,7 @@ const read = (value: unknown): RunEnding => {
  * @since 0.1.0
  */
 export const llm4sEndingFromEither: (value: unknown) => E.Either<ProtocolError, RunEnding> = decodeWith(
-  { kind: 'event', root: BASE },
+  { kind: 'vocabulary', root: BASE },
   read,
 )
 

@@ -157,7 +157,7 @@ const read = (value: unknown): RunEnding => {
  * @since 0.1.0
  */
 export const swiftideEndingFromEither: (value: unknown) => E.Either<ProtocolError, RunEnding> = decodeWith(
-  { kind: 'event', root: BASE },
+  { kind: 'vocabulary', root: BASE },
   read,
 )
 
