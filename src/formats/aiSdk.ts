@@ -172,14 +172,17 @@ export const aiSdkReader: ReaderFactory = (emit, options): LineReader => {
   return {
     line(text, lineNo, unterminated) {
       let json = text
-      if (text.charCodeAt(0) === 100 /* 'd' */ && text.startsWith('data:')) {
-        json = text.slice(5).trim()
-        if (json === '[DONE]') {
-          folder.flush()
-          return undefined
-        }
-        if (json.length === 0) return undefined
-      } else if (isSseField(text)) return undefined
+      const c0 = text.charCodeAt(0)
+      if (c0 !== 123 /* '{' */ && c0 !== 91 /* '[' */) {
+        if (c0 === 100 /* 'd' */ && text.startsWith('data:')) {
+          json = text.slice(5).trim()
+          if (json === '[DONE]') {
+            folder.flush()
+            return undefined
+          }
+          if (json.length === 0) return undefined
+        } else if (isSseField(text)) return undefined
+      }
       let value: unknown
       try {
         value = JSON.parse(json)

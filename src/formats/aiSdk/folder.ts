@@ -269,16 +269,41 @@ export class AiSdkFolder {
       else this.note(line, 'skipped a record without a string type')
       return
     }
-    if (this.run.content && CONTENT_TYPES.has(type)) {
-      // After a terminal record, content begins the next run; a new `start` (or provider message) always does.
-      if (this.run.finished || type === 'start' || type === 'message_start' || type === 'response.created') this.flush()
-    }
+    const r = this.run
+    // After a terminal record, content begins the next run; a new `start` (or provider message) always does.
+    if (r.content && (r.finished ? CONTENT_TYPES.has(type) : type === 'start' || type === 'message_start' || type === 'response.created')) this.flush()
     this.part(v, type, line)
   }
 
   private part(v: Obj, t: string, line: number | undefined): void {
     const r0 = this.run
     switch (t) {
+      // the hot parts first (a string switch compares case by case)
+      case 'text-delta':
+      case 'text': {
+        const r = this.mark(line, t)
+        if (r.stepEnded) this.rotate(r)
+        const piece = str(v['delta']) ?? str(v['text']) ?? str(v['textDelta'])
+        if (piece === undefined) this.diagType(line, 'skipped a text part without string text:', t)
+        else {
+          r.text += piece
+          r.hasText = true
+        }
+        return
+      }
+      case 'reasoning-delta':
+        this.mark(line, t)
+        return
+      case 'tool-input-delta':
+      case 'tool-call-delta': {
+        const r = this.mark(line, t)
+        const id = str(v['id']) ?? str(v['toolCallId'])
+        const piece = str(v['delta']) ?? str(v['inputTextDelta']) ?? str(v['argsTextDelta'])
+        if (id === undefined || piece === undefined) return
+        const info = r.open.get(id)
+        if (info !== undefined && !info.hasInput && info.inputText.length + piece.length <= MAX_INPUT_TEXT) info.inputText += piece
+        return
+      }
       case 'start': {
         const r = this.mark(line, t)
         const id = str(v['messageId'])
@@ -328,34 +353,12 @@ export class AiSdkFolder {
         if (r.stepEnded) this.rotate(r)
         return
       }
-      case 'text-delta':
-      case 'text': {
-        const r = this.mark(line, t)
-        if (r.stepEnded) this.rotate(r)
-        const piece = str(v['delta']) ?? str(v['text']) ?? str(v['textDelta'])
-        if (piece === undefined) this.diagType(line, 'skipped a text part without string text:', t)
-        else {
-          r.text += piece
-          r.hasText = true
-        }
-        return
-      }
       case 'tool-input-start':
       case 'tool-call-streaming-start': {
         const r = this.mark(line, t)
         const id = str(v['id']) ?? str(v['toolCallId'])
         if (id === undefined) return this.diagType(line, 'skipped a tool part without a string id:', t)
         this.noteCall(r, id, str(v['toolName']), undefined, false)
-        return
-      }
-      case 'tool-input-delta':
-      case 'tool-call-delta': {
-        const r = this.mark(line, t)
-        const id = str(v['id']) ?? str(v['toolCallId'])
-        const piece = str(v['delta']) ?? str(v['inputTextDelta']) ?? str(v['argsTextDelta'])
-        if (id === undefined || piece === undefined) return
-        const info = r.open.get(id)
-        if (info !== undefined && !info.hasInput && info.inputText.length + piece.length <= MAX_INPUT_TEXT) info.inputText += piece
         return
       }
       case 'tool-input-available':
@@ -396,7 +399,6 @@ export class AiSdkFolder {
         return
       }
       case 'reasoning-start':
-      case 'reasoning-delta':
       case 'reasoning-end':
       case 'reasoning':
       case 'reasoning-part-finish':
