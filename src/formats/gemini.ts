@@ -87,6 +87,11 @@
  *
  * Runs of a session are emitted at the end of the input (a later `$rewindTo` can still remove them).
  *
+ * Memory: the stream reader keeps one run draft and the last assistant message's text (flat in the records).
+ * The session reader keeps one small entry per message (kind, time, line, token counts, tool-call state; no
+ * bodies, and answer texts only for the last run plus each earlier run's final answer), because a rewritten id
+ * or a `$rewindTo` can reach back to any earlier message; gemini-cli's own loader holds the whole conversation.
+ *
  * @module
  */
 import type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './types.js'
@@ -163,7 +168,7 @@ export const geminiReader: ReaderFactory = (emit: (r: RunResult) => void, option
       return undefined
     },
     end() {
-      if (session !== null) for (const r of session.results()) emit(r)
+      if (session !== null) session.emitAll(emit)
       else stream.end()
     },
   }

@@ -22,8 +22,8 @@ const TOOL_RANK: Record<ToolState, number> = { none: 0, done: 1, pending: 2, err
 
 interface Run {
   entries: Array<Entry>
-  /** Diagnostics of the lines read while this run was the last one. */
-  draft: RunDraft
+  /** Diagnostics of the lines read while this run was the last one (made on the first one). */
+  draft: RunDraft | null
 }
 
 interface Entry {
@@ -45,7 +45,8 @@ interface Entry {
 }
 
 /** Prefixes of user messages the CLI injects (context, hook output): not prompts (gemini-cli `isIgnoredUserContent`). */
-const INJECTED = ['<session_context>', '<hook_context>']
+const SESSION_CONTEXT = '<session_context>'
+const HOOK_CONTEXT = '<hook_context>'
 
 /** The text of a `PartListUnion` (a string, a Part, or Part[]): text parts joined, thought parts left out. One level deep. */
 const textOf = (content: unknown): string => {
@@ -59,6 +60,16 @@ const textOf = (content: unknown): string => {
   return out
 }
 
+/** `true` when a user message's text starts with a context injection (looks at the first text part only). */
+const isInjected = (content: unknown): boolean => {
+  let first: unknown = content
+  if (Array.isArray(content)) first = content[0]
+  if (isObject(first)) first = first['text']
+  if (typeof first !== 'string') return false
+  const t = first.charCodeAt(0) === 60 ? first : first.trimStart()
+  return t.startsWith(SESSION_CONTEXT) || t.startsWith(HOOK_CONTEXT)
+}
+
 /** `true` when a user message carries tool responses and no typed text (newer builds record tool results so). */
 const isToolResponse = (content: unknown): boolean => {
   const parts = Array.isArray(content) ? content : isObject(content) ? [content] : []
@@ -70,6 +81,9 @@ const isToolResponse = (content: unknown): boolean => {
   }
   return response
 }
+
+/** A token count: absent → 0, a count → itself, anything else → null. */
+const countOf = (v: unknown): number | null => (v === undefined || v === null ? 0 : isCount(v) ? v : null)
 
 /** The error message a failed tool call returned: `result[].functionResponse.response.error`, else `resultDisplay`. */
 const toolErrorOf = (call: Record<string, unknown>): string | null => {
@@ -107,7 +121,8 @@ export class GeminiSessionBuilder {
 
   private target(): RunDraft {
     const last = this.runs[this.runs.length - 1]
-    return last === undefined ? this.pre : last.draft
+    if (last === undefined) return this.pre
+    return (last.draft ??= newDraft())
   }
 
   private diag(line: number | undefined, message: string): void {
@@ -177,10 +192,7 @@ export class GeminiSessionBuilder {
     switch (type) {
       case 'user': {
         if (isToolResponse(content)) kind = 'toolresponse'
-        else {
-          const text = textOf(content).trimStart()
-          kind = INJECTED.some((p) => text.startsWith(p)) ? 'note' : 'prompt'
-        }
+        else kind = isInjected(content) ? 'note' : 'prompt'
         break
       }
       case 'gemini':
@@ -315,16 +327,11 @@ export class GeminiSessionBuilder {
       this.diag(line, 'ignored message tokens that are not an object')
       return null
     }
-    const read = (k: string): number | null => {
-      const v = tk[k]
-      if (v === undefined || v === null) return 0
-      return isCount(v) ? v : null
-    }
-    const input = read('input')
-    const output = read('output')
-    const cached = read('cached')
-    const thoughts = read('thoughts')
-    const tool = read('tool')
+    const input = countOf(tk['input'])
+    const output = countOf(tk['output'])
+    const cached = countOf(tk['cached'])
+    const thoughts = countOf(tk['thoughts'])
+    const tool = countOf(tk['tool'])
     if (input === null || output === null || cached === null || thoughts === null || tool === null) {
       this.diag(line, 'ignored message tokens with a count that is not a finite, non-negative number')
       return null
@@ -345,11 +352,12 @@ export class GeminiSessionBuilder {
       for (const e of prev.entries) if (e.kind === 'gemini' && e.hasText) last = e
       for (const e of prev.entries) if (e.kind === 'gemini' && e !== last) e.text = null
     }
-    this.runs.push({ entries: [], draft: newDraft() })
+    this.runs.push({ entries: [], draft: null })
   }
 
   /** Moves a dropped run's diagnostics to where reading continues. */
-  private moveDiagnostics(from: RunDraft): void {
+  private moveDiagnostics(from: RunDraft | null): void {
+    if (from === null) return
     const to = this.target()
     for (const d of from.diagnostics) addDiagnostic(to, d.line, d.message)
     to.diagnosticsDropped += from.diagnosticsDropped
@@ -379,18 +387,28 @@ export class GeminiSessionBuilder {
 
   /** The runs, in order (one `unfinished` run when the session holds none). */
   results(): Array<RunResult> {
-    if (this.runs.length === 0) {
-      return [finishRun(this.pre, { format: GEMINI, sessionId: this.sessionId, ending: { kind: 'unfinished' }, finishReason: null, response: null, file: this.file })]
-    }
     const out: Array<RunResult> = []
-    this.runs.forEach((run, i) => {
+    this.emitAll((r) => out.push(r))
+    return out
+  }
+
+  /**
+   * Hands each run to `emit`, in order, releasing the builder's state as it goes (the builder is spent
+   * afterwards). One `unfinished` run when the session holds none.
+   */
+  emitAll(emit: (r: RunResult) => void): void {
+    const runs = this.runs
+    this.runs = []
+    this.byId.clear()
+    if (runs.length === 0) {
+      emit(finishRun(this.pre, { format: GEMINI, sessionId: this.sessionId, ending: { kind: 'unfinished' }, finishReason: null, response: null, file: this.file }))
+      return
+    }
+    for (let i = 0; i < runs.length; i++) {
+      const run = runs[i] as Run
       const d = newDraft()
-      const carry = (from: RunDraft): void => {
-        for (const x of from.diagnostics) addDiagnostic(d, x.line, x.message)
-        d.diagnosticsDropped += from.diagnosticsDropped
-      }
-      if (i === 0) carry(this.pre)
-      carry(run.draft)
+      if (i === 0) carry(d, this.pre)
+      carry(d, run.draft)
       let first: number | null = null
       let last: number | null = null
       for (const e of run.entries) {
@@ -409,42 +427,52 @@ export class GeminiSessionBuilder {
       d.firstLine = first
       d.lastLine = last
       d.hasContent = true
-      const { ending, response } = this.infer(run)
+      const { ending, response } = infer(run)
       if ((ending.kind === 'answered' || ending.kind === 'cut_off') && response === null) addDiagnostic(d, undefined, 'the final answer text of this run was not kept')
-      out.push(finishRun(d, { format: GEMINI, sessionId: this.sessionId, ending, finishReason: null, response, inferred: true, file: this.file }))
-    })
-    return out
+      runs[i] = EMPTY_RUN
+      emit(finishRun(d, { format: GEMINI, sessionId: this.sessionId, ending, finishReason: null, response, inferred: true, file: this.file }))
+    }
   }
+}
 
-  /** The ending of a run, read from its last messages (the session format has no terminal record). */
-  private infer(run: Run): { ending: RunEnding; response: string | null } {
-    const es = run.entries
-    let i = es.length - 1
-    while (i >= 0 && (es[i] as Entry).kind === 'note') i--
-    const L = es[i]
-    if (L === undefined) return { ending: { kind: 'unfinished', lastEventType: 'user' }, response: null }
-    if (L.kind === 'error') {
-      return { ending: { kind: 'failed', reason: 'error', ...(L.text !== null ? { error: { message: L.text } } : {}) }, response: null }
-    }
-    if (L.kind === 'prompt') return { ending: { kind: 'unfinished', lastEventType: 'user' }, response: null }
-    // The gemini message the tail answers to: L itself, or the one before trailing tool responses.
-    let j = i
-    while (j >= 0 && ((es[j] as Entry).kind === 'toolresponse' || (es[j] as Entry).kind === 'note')) j--
-    const G = es[j]
-    if (G === undefined || G.kind !== 'gemini') return { ending: { kind: 'unfinished', lastEventType: L.type }, response: null }
-    switch (G.toolState) {
-      case 'none':
-        if (G === L && G.hasText) return { ending: { kind: 'answered' }, response: G.text }
-        return { ending: { kind: 'unfinished', lastEventType: L.type }, response: null }
-      case 'cancelled':
-        return { ending: { kind: 'stopped', by: 'caller', reason: 'tool call cancelled' }, response: null }
-      case 'awaiting':
-        return { ending: { kind: 'suspended', pending: G.pending ?? [] }, response: null }
-      case 'error':
-        return { ending: { kind: 'failed', reason: 'error', phase: 'tool', error: { message: G.toolError ?? 'a tool call failed' } }, response: null }
-      case 'pending':
-      case 'done':
-        return { ending: { kind: 'unfinished', lastEventType: L.type }, response: null }
-    }
+/** Copies a run's diagnostics (and dropped count) into a result draft. */
+const carry = (d: RunDraft, from: RunDraft | null): void => {
+  if (from === null) return
+  for (const x of from.diagnostics) addDiagnostic(d, x.line, x.message)
+  d.diagnosticsDropped += from.diagnosticsDropped
+}
+
+/** Stands in for an emitted run, so its entries can be collected. */
+const EMPTY_RUN: Run = { entries: [], draft: null }
+
+/** The ending of a run, read from its last messages (the session format has no terminal record). */
+const infer = (run: Run): { ending: RunEnding; response: string | null } => {
+  const es = run.entries
+  let i = es.length - 1
+  while (i >= 0 && (es[i] as Entry).kind === 'note') i--
+  const L = es[i]
+  if (L === undefined) return { ending: { kind: 'unfinished', lastEventType: 'user' }, response: null }
+  if (L.kind === 'error') {
+    return { ending: { kind: 'failed', reason: 'error', ...(L.text !== null ? { error: { message: L.text } } : {}) }, response: null }
+  }
+  if (L.kind === 'prompt') return { ending: { kind: 'unfinished', lastEventType: 'user' }, response: null }
+  // The gemini message the tail answers to: L itself, or the one before trailing tool responses.
+  let j = i
+  while (j >= 0 && ((es[j] as Entry).kind === 'toolresponse' || (es[j] as Entry).kind === 'note')) j--
+  const G = es[j]
+  if (G === undefined || G.kind !== 'gemini') return { ending: { kind: 'unfinished', lastEventType: L.type }, response: null }
+  switch (G.toolState) {
+    case 'none':
+      if (G === L && G.hasText) return { ending: { kind: 'answered' }, response: G.text }
+      return { ending: { kind: 'unfinished', lastEventType: L.type }, response: null }
+    case 'cancelled':
+      return { ending: { kind: 'stopped', by: 'caller', reason: 'tool call cancelled' }, response: null }
+    case 'awaiting':
+      return { ending: { kind: 'suspended', pending: G.pending ?? [] }, response: null }
+    case 'error':
+      return { ending: { kind: 'failed', reason: 'error', phase: 'tool', error: { message: G.toolError ?? 'a tool call failed' } }, response: null }
+    case 'pending':
+    case 'done':
+      return { ending: { kind: 'unfinished', lastEventType: L.type }, response: null }
   }
 }
