@@ -46,7 +46,7 @@ Examples:
 const formatStats = (s: ConsumeStats, final: boolean): string =>
   `run-outcome consume: ${final ? 'stopped after ' : ''}${s.events} events (${s.eventsPerSecond}/s${final ? ' average' : ''}), ` +
   `${s.openSessions} open sessions, ${s.resultsWritten} results written, ${s.protocolErrors} protocol errors, ` +
-  `${s.duplicates} duplicates skipped, ${s.conflicts} conflicts, ${s.retried} retried\n`
+  `${s.duplicates} duplicates skipped, ${s.streamReads} stream reads, ${s.conflicts} conflicts, ${s.retried} retried\n`
 
 const number = (text: string | undefined, what: string, min: number): number | string | undefined => {
   if (text === undefined) return undefined

@@ -3,6 +3,7 @@
  * their own streams; `bin.ts` passes the real process.
  * @module
  */
+import { boundedJson } from '../core/boundedJson.js'
 
 /** A writable text sink (process.stdout/stderr or a test buffer). @since 0.1.0 */
 export interface TextSink {
@@ -28,23 +29,24 @@ export const EXIT = { ok: 0, notSuccess: 1, usage: 2, protocol: 3 } as const
 export const worst = (a: number, b: number): number => Math.max(a, b)
 
 /**
- * JSON text of a value that came from input, never throwing: a value too deep or too large for
- * `JSON.stringify` is replaced by `null` at the top-level keys that fail.
+ * JSON text of a value that came from input, never throwing: parts nested too deep for `JSON.stringify` are
+ * written as `null` at the depth cap ({@link boundedJson}); a top-level key whose text would be too long for a
+ * string is replaced by `null`.
  * @since 0.1.0
  */
 export const safeJson = (value: Record<string, unknown>): string => {
   try {
-    return JSON.stringify(value)
+    return boundedJson(value)
   } catch {
     const copy: Record<string, unknown> = {}
     for (const k of Object.keys(value)) {
       try {
-        JSON.stringify(value[k])
+        boundedJson(value[k])
         copy[k] = value[k]
       } catch {
         copy[k] = null
       }
     }
-    return JSON.stringify(copy)
+    return boundedJson(copy)
   }
 }

@@ -4,13 +4,13 @@
  */
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
-import { parseArgs } from 'node:util'
-import { isEndingKind, isSuccess, type EndingKind } from '../core/RunEnding.js'
+import { isSuccess, type EndingKind } from '../core/RunEnding.js'
 import { isProtocolError } from '../core/ProtocolError.js'
 import type { RunResult } from '../core/RunResult.js'
 import { formats } from '../formats/index.js'
 import { listLogFiles } from '../node/files.js'
 import { ReplayError, replayStream } from '../node/replay.js'
+import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
 import { EXIT, safeJson, worst, type CliIO } from './io.js'
 import { colorEnabled, makeStyle } from './style.js'
 import { formatRun } from './summary.js'
@@ -51,42 +51,17 @@ const display = (p: string): string => p
 
 /** Runs `replay`; returns the exit status. Never throws. @since 0.1.0 */
 export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        format: { type: 'string', default: 'auto' },
-        json: { type: 'boolean', default: false },
-        accept: { type: 'string', multiple: true, default: [] },
-        'message-id': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    })
-  } catch (e) {
-    io.stderr.write(`run-outcome replay: ${e instanceof Error ? e.message : 'bad arguments'}\nTry 'run-outcome replay --help'.\n`)
-    return EXIT.usage
-  }
+  const parsed = parseCommand('replay', argv, { ...commonOptions, 'message-id': { type: 'string' as const } }, io)
+  if (parsed === undefined) return EXIT.usage
   const v = parsed.values
   if (v.help) {
     io.stdout.write(replayHelp())
     return EXIT.ok
   }
   const format = v.format ?? 'auto'
-  if (format !== 'auto' && !formats.some((f) => f.name === format)) {
-    io.stderr.write(`run-outcome replay: unknown --format "${format}"; use auto or one of: ${formats.map((f) => f.name).join(', ')}\n`)
-    return EXIT.usage
-  }
-  const accept: Array<EndingKind> = []
-  for (const a of v.accept ?? []) {
-    if (!isEndingKind(a)) {
-      io.stderr.write(`run-outcome replay: --accept takes an ending kind (answered, cut_off, limit, stopped, suspended, blocked, failed, unfinished), not "${a}"\n`)
-      return EXIT.usage
-    }
-    accept.push(a)
-  }
+  if (!checkFormat('replay', format, io)) return EXIT.usage
+  const accept = checkAccept('replay', v.accept, io)
+  if (accept === undefined) return EXIT.usage
   const options: Options = {
     format,
     json: v.json ?? false,

@@ -6,7 +6,6 @@
  */
 import { readFile, stat } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
-import { parseArgs } from 'node:util'
 import { Worker } from 'node:worker_threads'
 import cliProgress from 'cli-progress'
 import Table from 'cli-table3'
@@ -15,6 +14,7 @@ import { endingKinds, isEndingKind, type EndingKind } from '../core/RunEnding.js
 import { decodePriceTable, type PriceTable } from '../core/prices.js'
 import { formats } from '../formats/index.js'
 import { listLogFiles } from '../node/files.js'
+import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
 import { EXIT, type CliIO } from './io.js'
 import { StatsAggregate, type GroupBy, type GroupTotals, type RunRef } from './stats/aggregate.js'
 import { readFileRecords, type FileOutcome } from './stats/records.js'
@@ -130,26 +130,8 @@ const topTable = (title: string, refs: ReadonlyArray<RunRef>, style: Style): str
 
 /** Runs `stats`; returns the exit status. Never throws. @since 0.1.0 */
 export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        format: { type: 'string', default: 'auto' },
-        json: { type: 'boolean', default: false },
-        by: { type: 'string', default: 'ending' },
-        prices: { type: 'string' },
-        accept: { type: 'string', multiple: true, default: [] },
-        jobs: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    })
-  } catch (e) {
-    io.stderr.write(`run-outcome stats: ${e instanceof Error ? e.message : 'bad arguments'}\nTry 'run-outcome stats --help'.\n`)
-    return EXIT.usage
-  }
+  const parsed = parseCommand('stats', argv, { ...commonOptions, by: { type: 'string' as const, default: 'ending' }, prices: { type: 'string' as const }, jobs: { type: 'string' as const } }, io)
+  if (parsed === undefined) return EXIT.usage
   const v = parsed.values
   if (v.help) {
     io.stdout.write(statsHelp())
@@ -165,18 +147,9 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     return EXIT.usage
   }
   const format = v.format ?? 'auto'
-  if (format !== 'auto' && !formats.some((f) => f.name === format)) {
-    io.stderr.write(`run-outcome stats: unknown --format "${format}"; use auto or one of: ${formats.map((f) => f.name).join(', ')}\n`)
-    return EXIT.usage
-  }
-  const accept: Array<EndingKind> = []
-  for (const a of v.accept ?? []) {
-    if (!isEndingKind(a)) {
-      io.stderr.write(`run-outcome stats: --accept takes an ending kind (${endingKinds.join(', ')})\n`)
-      return EXIT.usage
-    }
-    accept.push(a)
-  }
+  if (!checkFormat('stats', format, io)) return EXIT.usage
+  const accept = checkAccept('stats', v.accept, io)
+  if (accept === undefined) return EXIT.usage
   const jobs = v.jobs !== undefined ? Number(v.jobs) : availableParallelism()
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) {
     io.stderr.write('run-outcome stats: --jobs takes a whole number from 1 to 64\n')

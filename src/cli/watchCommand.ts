@@ -4,12 +4,12 @@
  * @module
  */
 import { open, stat } from 'node:fs/promises'
-import { parseArgs } from 'node:util'
-import { isEndingKind, isSuccess, type EndingKind } from '../core/RunEnding.js'
+import { isSuccess } from '../core/RunEnding.js'
 import type { RunResult } from '../core/RunResult.js'
 import { formats } from '../formats/index.js'
 import type { LineReader } from '../formats/types.js'
 import { ReplayError, replayStream } from '../node/replay.js'
+import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
 import { EXIT, safeJson, worst, type CliIO } from './io.js'
 import { colorEnabled, makeStyle } from './style.js'
 import { durationText, formatRun, num, oneLine } from './summary.js'
@@ -93,24 +93,8 @@ const stoppable = (source: AsyncIterable<Uint8Array | string>): { iterable: Asyn
 
 /** Runs `watch`; returns the exit status. Never throws. @since 0.1.0 */
 export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        format: { type: 'string', default: 'auto' },
-        json: { type: 'boolean', default: false },
-        accept: { type: 'string', multiple: true, default: [] },
-        poll: { type: 'string', default: '250' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    })
-  } catch (e) {
-    io.stderr.write(`run-outcome watch: ${e instanceof Error ? e.message : 'bad arguments'}\nTry 'run-outcome watch --help'.\n`)
-    return EXIT.usage
-  }
+  const parsed = parseCommand('watch', argv, { ...commonOptions, poll: { type: 'string' as const, default: '250' } }, io)
+  if (parsed === undefined) return EXIT.usage
   const v = parsed.values
   if (v.help) {
     io.stdout.write(watchHelp())
@@ -121,18 +105,9 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     return EXIT.usage
   }
   const format = v.format ?? 'auto'
-  if (format !== 'auto' && !formats.some((f) => f.name === format)) {
-    io.stderr.write(`run-outcome watch: unknown --format "${format}"; use auto or one of: ${formats.map((f) => f.name).join(', ')}\n`)
-    return EXIT.usage
-  }
-  const accept: Array<EndingKind> = []
-  for (const a of v.accept ?? []) {
-    if (!isEndingKind(a)) {
-      io.stderr.write(`run-outcome watch: --accept takes an ending kind (answered, cut_off, …), not "${a}"\n`)
-      return EXIT.usage
-    }
-    accept.push(a)
-  }
+  if (!checkFormat('watch', format, io)) return EXIT.usage
+  const accept = checkAccept('watch', v.accept, io)
+  if (accept === undefined) return EXIT.usage
   const pollMs = Number(v.poll)
   if (!Number.isFinite(pollMs) || pollMs < 10) {
     io.stderr.write('run-outcome watch: --poll takes milliseconds (10 or more)\n')
