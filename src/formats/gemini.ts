@@ -48,7 +48,8 @@
  * no cost at all: every model entry is a priced item without a cost (`cost.totalUsd` null, `missing` = models);
  * a run with model output but no stats counts one unpriced item, so its total is null too, never a
  * complete-looking 0 (fault K12).
- * `durationMs` is `stats.duration_ms`; `toolCalls` counts `tool_use` records; `turns` counts model responses
+ * `durationMs` is `stats.duration_ms` (an error result's `0` means not measured: the span of the record times is
+ * used instead, as when the stats are absent); `toolCalls` counts `tool_use` records; `turns` counts model responses
  * (a run of assistant messages and tool uses up to the next tool result); `sessionId` is `init.session_id`.
  *
  * ## Session records (document reader, and the line reader for `.jsonl`)

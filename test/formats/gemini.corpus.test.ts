@@ -122,6 +122,8 @@ describe('gemini-stream-json/gemini-error.jsonl', () => {
         'gemini-2.5-pro': { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, costUsd: null },
       })
       expect(r.cost).toEqual({ totalUsd: null, complete: false, missing: 1 })
+      // stats.duration_ms is 0 on this error result (not measured): the span init 21:18:24.988 → result 21:18:25.144.
+      expect(r.durationMs).toBe(156)
       expect(r.source).toEqual({ file: path('gemini-stream-json/gemini-error.jsonl'), firstLine: 4, lastLine: 35 })
     })
   }

@@ -344,7 +344,7 @@ export class GeminiStreamReader {
       } else addDiagnostic(d, lineNo, 'ignored a result error that is not an object')
     }
     const ending = this.resultEnding(status, hasError, errType, errMessage)
-    const durationMs = this.readStats(v['stats'], d, lineNo)
+    const durationMs = this.readStats(v['stats'], d, lineNo, status === 'success')
     noteUnpricedRun(d)
     const keepsText = ending.kind === 'answered' || ending.kind === 'cut_off'
     const facts: RunFacts = {
@@ -387,8 +387,11 @@ export class GeminiStreamReader {
     return { kind: 'failed', reason: 'unrecognized', raw: status }
   }
 
-  /** Sets the run's usage from `result.stats` (differenced against this process's previous result); returns the duration. */
-  private readStats(stats: unknown, d: RunDraft, lineNo: number): number | undefined {
+  /**
+   * Sets the run's usage from `result.stats` (differenced against this process's previous result); returns the
+   * duration, or `undefined` when the stats give none (or the 0 of an error result).
+   */
+  private readStats(stats: unknown, d: RunDraft, lineNo: number, success: boolean): number | undefined {
     if (stats === undefined || stats === null) return undefined
     if (!isObject(stats)) {
       addDiagnostic(d, lineNo, 'ignored result stats that are not an object')
@@ -432,6 +435,9 @@ export class GeminiStreamReader {
       addDiagnostic(d, lineNo, 'ignored a duration_ms that is not a finite, non-negative number')
       return undefined
     }
+    // gemini-cli's error path writes `duration_ms: 0` (not measured; corpus gemini-error.jsonl spans 156 ms):
+    // the span of the record times is the better figure then.
+    if (dur === 0 && !success) return undefined
     const ms = this.prevDurationMs !== null ? Math.max(0, dur - this.prevDurationMs) : dur
     this.prevDurationMs = dur
     return ms
