@@ -108,8 +108,19 @@ export const modelUsageEntry = (u: unknown): { b: Buckets; cost: number | undefi
 /** How many recent message ids the ledger remembers to replace a repeated copy. @internal */
 export const LEDGER_WINDOW = 512
 
-interface ModelAcc extends Buckets {
-  items: number
+/** One model's running sums inside a {@link UsageLedger}. */
+class ModelAcc implements Buckets {
+  inputTokens = 0
+  cacheReadTokens = 0
+  cacheWriteTokens = 0
+  outputTokens = 0
+  reasoningTokens = 0
+  items = 0
+}
+
+interface LedgerEntry {
+  acc: ModelAcc
+  b: Buckets
 }
 
 /**
@@ -120,56 +131,70 @@ interface ModelAcc extends Buckets {
  * @internal
  */
 export class UsageLedger {
-  private readonly recent = new Map<string, { model: string; b: Buckets }>()
+  private readonly recent = new Map<string, LedgerEntry>()
   readonly models = new Map<string, ModelAcc>()
+  private lastModel: string | undefined = undefined
+  private lastAcc: ModelAcc | undefined = undefined
   /** Distinct messages that carried usage (priced items). */
   items = 0
 
   private acc(model: string): ModelAcc {
+    if (model === this.lastModel && this.lastAcc !== undefined) return this.lastAcc
     let m = this.models.get(model)
     if (m === undefined) {
-      m = { ...zero(), items: 0 }
+      m = new ModelAcc()
       this.models.set(model, m)
     }
+    this.lastModel = model
+    this.lastAcc = m
     return m
   }
 
   /** Adds a message's usage; returns `true` when the id was not seen recently (a new message). */
   add(id: string | undefined, model: string, b: Buckets): boolean {
+    const m = this.acc(model)
     if (id !== undefined) {
       const prev = this.recent.get(id)
       if (prev !== undefined) {
-        const pm = this.acc(prev.model)
-        pm.inputTokens -= prev.b.inputTokens
-        pm.cacheReadTokens -= prev.b.cacheReadTokens
-        pm.cacheWriteTokens -= prev.b.cacheWriteTokens
-        pm.outputTokens -= prev.b.outputTokens
-        pm.reasoningTokens -= prev.b.reasoningTokens
-        pm.items--
-        this.items--
-        this.recent.delete(id)
+        const pm = prev.acc
+        pm.inputTokens += b.inputTokens - prev.b.inputTokens
+        pm.cacheReadTokens += b.cacheReadTokens - prev.b.cacheReadTokens
+        pm.cacheWriteTokens += b.cacheWriteTokens - prev.b.cacheWriteTokens
+        pm.outputTokens += b.outputTokens - prev.b.outputTokens
+        pm.reasoningTokens += b.reasoningTokens - prev.b.reasoningTokens
+        if (pm !== m) {
+          // the copy names another model: move the item
+          pm.inputTokens -= b.inputTokens
+          pm.cacheReadTokens -= b.cacheReadTokens
+          pm.cacheWriteTokens -= b.cacheWriteTokens
+          pm.outputTokens -= b.outputTokens
+          pm.reasoningTokens -= b.reasoningTokens
+          pm.items--
+          this.put(m, b)
+          this.items--
+          prev.acc = m
+        }
+        prev.b = b
+        return false
       }
-      this.put(model, b)
-      this.recent.set(id, { model, b })
+      this.recent.set(id, { acc: m, b })
       if (this.recent.size > LEDGER_WINDOW) {
         const oldest = this.recent.keys().next()
         if (oldest.done !== true) this.recent.delete(oldest.value)
       }
-      return prev === undefined
     }
-    this.put(model, b)
+    this.put(m, b)
+    this.items++
     return true
   }
 
-  private put(model: string, b: Buckets): void {
-    const m = this.acc(model)
+  private put(m: ModelAcc, b: Buckets): void {
     m.inputTokens += b.inputTokens
     m.cacheReadTokens += b.cacheReadTokens
     m.cacheWriteTokens += b.cacheWriteTokens
     m.outputTokens += b.outputTokens
     m.reasoningTokens += b.reasoningTokens
     m.items++
-    this.items++
   }
 }
 
@@ -297,17 +322,13 @@ export const classifyUserText = (text: string): UserTextKind => {
     if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break
     s++
   }
-  const t = s === 0 ? text : text.slice(s, s + 200)
-  if (t.startsWith('[Request interrupted by user')) return 'interrupt'
-  const c0 = t.charCodeAt(0)
-  if (c0 === 60 /* < */) {
-    for (const p of COMMAND_PREFIXES) if (t.startsWith(p)) return 'command'
-    if (t.startsWith('<user-prompt-submit-hook>')) return 'hook'
+  if (text.startsWith('[Request interrupted by user', s)) return 'interrupt'
+  if (text.charCodeAt(s) === 60 /* < */) {
+    for (const p of COMMAND_PREFIXES) if (text.startsWith(p, s)) return 'command'
+    if (text.startsWith('<user-prompt-submit-hook>', s)) return 'hook'
   }
-  for (const p of META_PREFIXES) if (t.startsWith(p)) return 'meta'
-  const head = t.length > 120 ? t.slice(0, 120) : t
-  const hf = head.indexOf('hook feedback')
-  if (hf >= 0 && hf < 60) return 'hook'
+  for (const p of META_PREFIXES) if (text.startsWith(p, s)) return 'meta'
+  if (text.lastIndexOf('hook feedback', s + 60) >= s) return 'hook'
   return 'prompt'
 }
 
