@@ -263,6 +263,10 @@ describe('claude-code --output-format json', () => {
     expect(runs[0]?.response).toBe('All tasks completed. The file contains: "Hello, World!"')
     expect(runs[0]?.cost.totalUsd).toBe(0.0455704)
     expect(runs[0]?.source).toEqual({ file, firstLine: 1, lastLine: 1 })
+    // K4: the same usage whether the run was streamed or printed as one document
+    const streamed = lastRun(await replayFile(join(FIX, 'claude-code-stream-json/claude.jsonl')))
+    expect(runs[0]?.usage).toEqual(streamed.usage)
+    expect(runs[0]?.ending).toEqual(streamed.ending)
   })
 
   it('a pretty-printed JSON array is read as a document', async () => {
