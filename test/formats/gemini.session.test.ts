@@ -213,6 +213,12 @@ describe('gemini session: inferred endings', () => {
     expect(r.turns).toBe(2)
   })
 
+  it('tokens whose sum would pass 2^53−1 are ignored whole (reasoning never exceeds output)', () => {
+    const r = only(readDoc([prompt('u1', 1), gemini('g1', 2, 'x', { tokens: { input: 1, output: Number.MAX_SAFE_INTEGER, cached: 0, thoughts: 2 } })]))
+    expect(r.usage).toMatchObject({ outputTokens: 0, reasoningTokens: 0, byModel: {} })
+    expect(r.diagnostics.map((d) => d.message)).toEqual(['ignored message tokens with a count that is not a finite, non-negative number'])
+  })
+
   it('a whole ConversationRecord on one line is read by the line reader', () => {
     const doc = { ...meta('one-line'), messages: [prompt('u1', 1), gemini('g1', 2, 'yes')] }
     const r = only(readLines([JSON.stringify(doc)]))

@@ -259,6 +259,14 @@ describe('gemini stream-json: usage from stats', () => {
     expect(runs[1]?.durationMs).toBe(1500)
   })
 
+  it('figures whose output + thinking would pass 2^53−1 leave that model out, with a diagnostic', () => {
+    const s = { models: { big: { total_tokens: Number.MAX_SAFE_INTEGER, input_tokens: 0, output_tokens: 0, cached: 0, input: 0 }, huge: { total_tokens: 2 ** 60 } } }
+    const r = only(read([init(), user(), said('ok'), result('success', { stats: s })]))
+    expect(Object.keys(r.usage.byModel)).toEqual(['big'])
+    expect(r.usage).toMatchObject({ outputTokens: Number.MAX_SAFE_INTEGER, reasoningTokens: Number.MAX_SAFE_INTEGER })
+    expect(r.diagnostics.map((d) => d.message)).toEqual(['ignored a token count in result stats that is not a finite, non-negative number'])
+  })
+
   it('a token count of the wrong type is a diagnostic and that model is left out', () => {
     const s = { models: { good: { total_tokens: 10, input_tokens: 8, output_tokens: 2, cached: 0, input: 8 }, bad: { total_tokens: '10' } } }
     const r = only(read([init(), user(), said('ok'), result('success', { stats: s })]))

@@ -332,16 +332,13 @@ export class GeminiSessionBuilder {
     const cached = countOf(tk['cached'])
     const thoughts = countOf(tk['thoughts'])
     const tool = countOf(tk['tool'])
-    if (input === null || output === null || cached === null || thoughts === null || tool === null) {
+    const inputTokens = input === null || cached === null || tool === null ? null : Math.max(0, input - cached) + tool
+    const outputTokens = output === null || thoughts === null ? null : output + thoughts
+    if (inputTokens === null || outputTokens === null || !isCount(inputTokens) || !isCount(outputTokens)) {
       this.diag(line, 'ignored message tokens with a count that is not a finite, non-negative number')
       return null
     }
-    return {
-      inputTokens: Math.max(0, input - cached) + tool,
-      cacheReadTokens: cached,
-      outputTokens: output + thoughts,
-      reasoningTokens: thoughts,
-    }
+    return { inputTokens, cacheReadTokens: cached as number, outputTokens, reasoningTokens: thoughts as number }
   }
 
   /** A new prompt: the previous run keeps only its final answer text. */

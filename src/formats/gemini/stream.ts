@@ -51,6 +51,8 @@ const readTotals = (o: Record<string, unknown>): Totals | null | undefined => {
   const promptAll = prompt ?? uncached + c
   const out = output ?? 0
   const thinking = total === undefined ? 0 : Math.max(0, total - promptAll - out)
+  // Buckets must stay exact counts once thinking is added to output.
+  if (!isCount(uncached) || !isCount(out + thinking)) return null
   return { uncached, cached: c, output: out, thinking }
 }
 
