@@ -246,12 +246,13 @@ export const addDiagnostic = (d: RunDraft, line: number | undefined, message: st
 /** Partial usage for {@link addUsage}: absent buckets count as 0. @since 0.1.0 */
 export type UsageInput = Partial<UsageBuckets>
 
-const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0
+/** A finite count or price, 0 … 2^53−1 (larger ones would make sums inexact or, summed, infinite). */
+const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= Number.MAX_SAFE_INTEGER
 
 /**
  * Adds one priced item (a model response carrying usage) to the run: its buckets to the totals and to
- * `byModel[model]`, and its cost in USD (`undefined`/`null` = unknown, counted as missing). Non-finite or
- * negative counts are ignored with a diagnostic.
+ * `byModel[model]`, and its cost in USD (`undefined`/`null` = unknown, counted as missing). Non-finite,
+ * negative or larger than 2^53−1 counts are ignored with a diagnostic.
  * @since 0.1.0
  */
 export const addUsage = (
@@ -371,7 +372,15 @@ export interface RunFacts {
   readonly file?: string | null
   /** The source's own duration (milliseconds); otherwise the span of the event times. */
   readonly durationMs?: number | null
+  /**
+   * Whether the source reports cost at all. When it does not (the default for `codex`, `gemini`, `ai-sdk` and
+   * `openai-agents`), a run without any priced item has an unknown cost (`totalUsd: null`), not $0.
+   */
+  readonly costReported?: boolean
 }
+
+/** Formats that never carry a cost: a run of theirs with no priced item has an unknown cost, not $0. */
+const NO_COST_FORMATS: ReadonlySet<string> = new Set(['codex', 'gemini', 'ai-sdk', 'openai-agents'])
 
 /**
  * Turns a draft into the immutable `RunResult` of SPEC §3. The response is dropped unless the ending is
@@ -425,12 +434,15 @@ export const finishRun = (d: RunDraft, facts: RunFacts): RunResult => {
       reasoningTokens: d.usage.reasoningTokens,
       byModel: Object.fromEntries(byModel),
     },
-    cost: {
-      totalUsd: d.costMissing > 0 ? null : usd(d.costUsd),
-      complete: d.costMissing === 0,
-      missing: d.costMissing,
-      ...(d.costEstimated ? { estimated: true } : {}),
-    },
+    cost:
+      d.costItems === 0 && !d.costEstimated && !(facts.costReported ?? !NO_COST_FORMATS.has(facts.format))
+        ? { totalUsd: null, complete: false, missing: 0 }
+        : {
+            totalUsd: d.costMissing > 0 ? null : usd(d.costUsd),
+            complete: d.costMissing === 0,
+            missing: d.costMissing,
+            ...(d.costEstimated ? { estimated: true } : {}),
+          },
     durationMs: duration,
     children: d.children.map((c) => ({ sessionId: c.sessionId, ending: c.ending, finishReason: c.finishReason })),
     diagnostics: d.diagnostics.slice(),

@@ -141,12 +141,15 @@ export const replayStream = async (
   let headLines = 0
   const sniffer = new LineSplitter((text) => {
     headLines++
-    if (sniffValues.length < SNIFF_LINES) sniffValues.push(parseOrUndefined(text))
+    // SSE recordings (`data: {json}`) are sniffed by their payload
+    if (sniffValues.length < SNIFF_LINES) sniffValues.push(parseOrUndefined(text.startsWith('data:') ? text.slice(5).trim() : text))
   })
   let eof = false
   // A live pipe may pause after a few lines: once some JSON has arrived, a pause of SNIFF_WAIT_MS ends the head.
   let pending: Promise<IteratorResult<Buffer>> | undefined
-  while (headLines < SNIFF_LINES && headBytes < SNIFF_BYTES) {
+  // Read on past SNIFF_BYTES while no line has ended yet (a first line over 256 KiB), up to the document cap.
+  const headCap = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES
+  while ((headLines < SNIFF_LINES && headBytes < SNIFF_BYTES) || (headLines === 0 && headBytes < headCap)) {
     pending ??= it.next()
     const haveJson = sniffValues.some((x) => typeof x === 'object' && x !== null)
     const n = haveJson ? await Promise.race([pending, new Promise<'pause'>((res) => setTimeout(res, SNIFF_WAIT_MS, 'pause'))]) : await pending
@@ -175,16 +178,20 @@ export const replayStream = async (
     return b === 0x7b || b === 0x5b
   })()
   // 2. Decide: line-based reader, or whole document.
+  // A JSON document spread over lines starts with `{` or `[` on a line that is not JSON by itself (a later
+  // line such as `[{}]` may parse alone, so only the first line decides).
+  const firstLineParses = sniffValues.length > 0 && sniffValues[0] !== undefined
+  const looksLikeDocument = startsLikeDocument && !firstLineParses
   let module: FormatModule | undefined = explicit
   let documentMode = false
   if (module === undefined) {
-    if (anyJson) module = detectLines(sniffValues)
-    if (module === undefined && startsLikeDocument && !anyJson) documentMode = true
+    if (looksLikeDocument) documentMode = true
+    else if (anyJson) module = detectLines(sniffValues)
     if (module === undefined && !documentMode) {
       throw new ReplayError('undetected', `could not detect the format${fileLabel ? ` of ${fileLabel}` : ''}; pass --format (one of the names in --help)`)
     }
   } else {
-    documentMode = module.reader === undefined || (module.readDocument !== undefined && startsLikeDocument && !anyJson)
+    documentMode = module.reader === undefined || (module.readDocument !== undefined && looksLikeDocument)
   }
   if (documentMode) {
     const max = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES
@@ -228,10 +235,12 @@ export const replayStream = async (
     },
     (lineNo, size) => notes.push(`line ${lineNo}: skipped a line of ${size} bytes (over the line size cap)`),
   )
+  sniffValues.length = 0
   for (const c of head) {
     splitter.push(c)
     if (error !== undefined) break
   }
+  head.length = 0
   while (!eof && error === undefined) {
     const n = await next()
     if (n.done) break

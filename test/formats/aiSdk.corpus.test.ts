@@ -62,7 +62,8 @@ describe('ai-sdk corpus: UI message streams (JSON arrays)', () => {
       expect(r.inferred).toBe(false)
       // the UI stream carries no usage: zero buckets and no priced items
       expect(r.usage).toEqual({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, byModel: {} })
-      expect(r.cost).toEqual({ totalUsd: 0, complete: true, missing: 0 })
+      // and no cost: unknown, never a complete $0
+      expect(r.cost).toEqual({ totalUsd: null, complete: false, missing: 0 })
       expect(r.diagnostics).toEqual([])
       expect(r.source).toEqual({ file: path, firstLine: null, lastLine: null })
     })
@@ -164,8 +165,9 @@ describe('ai-sdk corpus: raw provider chunks (optional in EXPECTED.md)', () => {
         expect(r.finishReason).toBe(e?.finishReason)
         if (e?.response !== undefined) expect(r.response).toBe(e.response)
         if (e?.usage !== undefined) expect(r.usage).toMatchObject(e.usage)
-        // no cost in provider streams: every usage item is missing
-        expect(r.cost.totalUsd).toBe(r.cost.missing > 0 ? null : 0)
+        // no cost in provider streams: unknown, never $0
+        expect(r.cost.totalUsd).toBeNull()
+        expect(r.cost.complete).toBe(false)
         expect(r.diagnostics).toEqual([])
       })
     }

@@ -350,7 +350,7 @@ describe('ai-sdk: usage (no cost anywhere)', () => {
   it('UI message streams have no usage: zero buckets and no priced items', async () => {
     const r = await only([{ type: 'start' }, { type: 'start-step' }, { type: 'text-delta', id: 'a', delta: 'x' }, { type: 'finish-step' }, { type: 'finish' }])
     expect(r.usage).toEqual({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, byModel: {} })
-    expect(r.cost).toEqual({ totalUsd: 0, complete: true, missing: 0 })
+    expect(r.cost).toEqual({ totalUsd: null, complete: false, missing: 0 })
   })
 
   it('a count of the wrong type is ignored with a diagnostic', async () => {

@@ -212,7 +212,7 @@ describe('codex exec --json: tool calls and usage', () => {
     const r = only(read([thread(), turnStarted, completed({ input_tokens: '12' })]))
     expect(r.ending).toEqual({ kind: 'answered' })
     expect(r.usage.inputTokens).toBe(0)
-    expect(r.cost).toEqual({ totalUsd: 0, complete: true, missing: 0 })
+    expect(r.cost).toEqual({ totalUsd: null, complete: false, missing: 0 })
     expect(r.diagnostics).toEqual([{ line: 3, message: 'skipped the usage of a turn.completed record: not an object of token counts' }])
   })
 })

@@ -95,7 +95,7 @@ describe('openai-agents corpus (writer output of @openai/agents-core)', () => {
       // the pre-recorded rejection of "exception-call" is a decision, not a call of this run
       expect(r.permissionDenials).toEqual([])
       // no model call: nothing was spent
-      expect(r.cost).toEqual({ totalUsd: 0, complete: true, missing: 0 })
+      expect(r.cost).toEqual({ totalUsd: null, complete: false, missing: 0 })
       expect(r.diagnostics).toEqual([])
     })
   }
@@ -131,12 +131,14 @@ describe('openai-agents corpus (writer output of @openai/agents-core)', () => {
     const responses = s['modelResponses'] as Array<Record<string, Record<string, unknown>>>
     ;(responses[0] as Record<string, Record<string, unknown>>)['usage']!['inputTokensDetails'] = [{}]
     const text = `${JSON.stringify(s, null, 2)}\n`
-    // line 16 is "{}" on its own, so replay hands the input to the line reader, which gathers the document
+    // line 16 is "{}" on its own; the first line is not JSON alone, so replay reads the input as one document
     expect(text.split('\n')[15]?.trim()).toBe('{}')
-    const runs = await replayText(text, 'openai-agents')
-    expect(runs).toHaveLength(1)
-    expect(runs[0]?.ending.kind).toBe('suspended')
-    expect(runs[0]?.source).toEqual({ file: null, firstLine: 1, lastLine: text.split('\n').length - 1 })
+    for (const format of ['openai-agents', 'auto'] as const) {
+      const runs = await replayText(text, format)
+      expect(runs).toHaveLength(1)
+      expect(runs[0]?.ending.kind).toBe('suspended')
+      expect(runs[0]?.ending.kind === 'suspended' && runs[0].ending.pending.map((p) => p.toolName)).toEqual(['secure_tool'])
+    }
   })
 
   it('is detected as a document and registered by name', () => {
