@@ -79,7 +79,7 @@
  * messages. These are per API response, not running totals: in the corpus `output` and `thoughts` go down as
  * well as up from one message to the next (session 981c87cb: output 21, 170, 62; session 9c9a14e1: thoughts 319
  * then 0). `tokens.input` is the whole prompt (`promptTokenCount`) and already includes `cached`
- * (`cachedContentTokenCount`): in all 34 gemini messages of the six corpus sessions `total = input + output +
+ * (`cachedContentTokenCount`): in all 26 gemini messages of the six corpus sessions `total = input + output +
  * thoughts + tool`, cached or not (e.g. 5689 + 43 + 54 + 0 = 5786 with `cached: 5519`), and `cached ≤ input`
  * always. So `inputTokens = input − cached + tool`, `cacheReadTokens = cached`, `outputTokens = output +
  * thoughts`, `reasoningTokens = thoughts`; each message is a priced item without a cost (a run whose gemini

@@ -3,7 +3,7 @@
  * the results of shared/corpus/EXPECTED.md and expected.json (the last run of each file), with format auto and
  * with `format: 'gemini'`.
  */
-import { readdirSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import type { RunResult } from '../../src/core/RunResult.js'
@@ -186,4 +186,22 @@ describe('gemini-session corpus', () => {
       expect(runs[2]?.endedAt).toBe('2025-10-27T20:24:29.688Z')
     })
   }
+})
+
+describe('gemini-session corpus: the evidence for the token semantics in the module doc', () => {
+  it('in all 26 gemini messages, total = input + output + thoughts + tool (cached not added) and cached ≤ input', () => {
+    let n = 0
+    for (const f of readdirSync(path('gemini-session')).filter((x) => x.endsWith('.json'))) {
+      const doc = JSON.parse(readFileSync(path(`gemini-session/${f}`), 'utf8')) as { messages: Array<{ type: string; tokens?: Record<string, number> }> }
+      for (const m of doc.messages) {
+        const t = m.tokens
+        if (m.type !== 'gemini' || t === undefined) continue
+        n++
+        // So `input` is the whole prompt and already holds the cache reads: uncached = input − cached.
+        expect(t['total']).toBe((t['input'] ?? 0) + (t['output'] ?? 0) + (t['thoughts'] ?? 0) + (t['tool'] ?? 0))
+        expect(t['cached'] ?? 0).toBeLessThanOrEqual(t['input'] ?? 0)
+      }
+    }
+    expect(n).toBe(26)
+  })
 })
