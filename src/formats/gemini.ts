@@ -46,8 +46,8 @@
  * the gemini process's running totals; gemini runs one prompt per process, so a `result` after an `init` is
  * taken as stated, and a later `result` of the same process is differenced against the previous one. There is
  * no cost at all: every model entry is a priced item without a cost (`cost.totalUsd` null, `missing` = models);
- * a run with model output but no stats counts one unpriced item, so its total is null too, never a
- * complete-looking 0 (fault K12).
+ * a run without stats has no priced item and, gemini being a format without cost, an unknown cost too
+ * (`totalUsd` null, `missing` 0; `finishRun`), never a complete-looking $0 (fault K12).
  * `durationMs` is `stats.duration_ms` (an error result's `0` means not measured: the span of the record times is
  * used instead, as when the stats are absent); `toolCalls` counts `tool_use` records; `turns` counts model responses
  * (a run of assistant messages and tool uses up to the next tool result); `sessionId` is `init.session_id`.
@@ -82,8 +82,8 @@
  * (`cachedContentTokenCount`): in all 26 gemini messages of the six corpus sessions `total = input + output +
  * thoughts + tool`, cached or not (e.g. 5689 + 43 + 54 + 0 = 5786 with `cached: 5519`), and `cached ≤ input`
  * always. So `inputTokens = input − cached + tool`, `cacheReadTokens = cached`, `outputTokens = output +
- * thoughts`, `reasoningTokens = thoughts`; each message is a priced item without a cost (a run whose gemini
- * messages carry no tokens counts one unpriced item). `turns` counts gemini
+ * thoughts`, `reasoningTokens = thoughts`; each message with tokens is a priced item without a cost (a run
+ * without any has an unknown cost, `missing` 0). `turns` counts gemini
  * messages, `toolCalls` their tool calls; times come from message timestamps.
  *
  * Runs of a session are emitted at the end of the input (a later `$rewindTo` can still remove them).

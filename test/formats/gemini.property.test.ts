@@ -157,8 +157,9 @@ const wellFormed = (runs: ReadonlyArray<RunResult>): void => {
       expect(Number.isFinite(r.usage[k]) && r.usage[k] >= 0).toBe(true)
     }
     expect(r.usage.reasoningTokens).toBeLessThanOrEqual(r.usage.outputTokens)
-    // Gemini has no cost: a total is never a number once anything is counted.
-    if (r.cost.missing > 0) expect(r.cost.totalUsd).toBeNull()
+    // Gemini has no cost: the total is never a number, priced items or not (K12).
+    expect(r.cost.totalUsd).toBeNull()
+    expect(r.cost.complete).toBe(false)
     for (const d of r.diagnostics) expect(KNOWN_MESSAGES).toContain(d.message)
     expect(() => JSON.stringify(r)).not.toThrow()
   }

@@ -126,7 +126,7 @@ describe('gemini .jsonl session: $set and $rewindTo', () => {
     )
     expect(r.ending).toEqual({ kind: 'answered' })
     expect(r.usage.byModel).toEqual({})
-    expect(r.cost).toEqual({ totalUsd: null, complete: false, missing: 1 })
+    expect(r.cost).toEqual({ totalUsd: null, complete: false, missing: 0 })
     expect(r.diagnostics.map((d) => [d.line, d.message])).toEqual([
       [3, 'skipped a non-JSON line'],
       [4, 'skipped a JSON line that is not an object'],

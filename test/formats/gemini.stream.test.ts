@@ -233,7 +233,8 @@ describe('gemini stream-json: usage from stats', () => {
   it('no stats: no invented usage, and the unknown cost is not a complete-looking 0 (K12)', () => {
     const r = only(read([init(), user(), said('ok'), result('success')]))
     expect(r.usage).toMatchObject({ inputTokens: 0, outputTokens: 0, byModel: {} })
-    expect(r.cost).toEqual({ totalUsd: null, complete: false, missing: 1 })
+    // No priced item, and gemini never reports cost: unknown, not $0 (missing counts items, and there are none).
+    expect(r.cost).toEqual({ totalUsd: null, complete: false, missing: 0 })
     // Without stats.duration_ms, the span of the record times (init at 0 s, result at 9 s).
     expect(r.durationMs).toBe(9000)
   })

@@ -13,7 +13,7 @@
 import type { PendingItem, RunEnding } from '../../core/RunEnding.js'
 import { addDiagnostic, addUsage, finishRun, newDraft, touch } from '../../core/RunResult.js'
 import type { Diagnostic, RunDraft, RunResult, UsageInput } from '../../core/RunResult.js'
-import { GEMINI, MSG, isCount, isObject, noteUnpricedRun } from './shared.js'
+import { GEMINI, MSG, isCount, isObject } from './shared.js'
 
 type Kind = 'prompt' | 'toolresponse' | 'gemini' | 'error' | 'note'
 /** A gemini message's tool calls, summed up: the most telling status wins (cancelled > awaiting > error > pending > done). */
@@ -420,8 +420,7 @@ export class GeminiSessionBuilder {
           if (e.usage !== null) addUsage(d, e.model ?? 'unknown', e.usage, undefined, e.line ?? undefined)
         }
       }
-      noteUnpricedRun(d)
-      d.firstLine = first
+        d.firstLine = first
       d.lastLine = last
       d.hasContent = true
       const { ending, response } = infer(run)

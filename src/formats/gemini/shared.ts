@@ -6,7 +6,7 @@
  * @module
  * @internal
  */
-import type { FormatName, RunDraft } from '../../core/RunResult.js'
+import type { FormatName } from '../../core/RunResult.js'
 
 /** The `--format` name of both Gemini CLI inputs. @internal */
 export const GEMINI: FormatName = 'gemini'
@@ -42,18 +42,6 @@ export const cutOffOf = (message: string): 'max_tokens' | 'content_filter' | und
   if (MAX_TOKENS_RE.test(head)) return 'max_tokens'
   if (FILTER_RE.test(head)) return 'content_filter'
   return undefined
-}
-
-/**
- * Gemini never reports a cost. A run with model output whose usage is unknown (no stats, no tokens) still counts
- * one unpriced item, so its `cost.totalUsd` is null rather than a complete-looking 0 (fault K12).
- * @internal
- */
-export const noteUnpricedRun = (d: RunDraft): void => {
-  if (d.costItems === 0 && d.turns > 0) {
-    d.costItems++
-    d.costMissing++
-  }
 }
 
 /** Truncates a name taken from input (an error class, a model id in a message) to at most 60 characters. @internal */

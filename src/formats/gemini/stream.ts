@@ -8,7 +8,7 @@
 import type { EndingError, RunEnding } from '../../core/RunEnding.js'
 import { addDiagnostic, finishRun, newDraft, setUsageByModel, touch } from '../../core/RunResult.js'
 import type { Diagnostic, RunDraft, RunFacts, RunResult } from '../../core/RunResult.js'
-import { GEMINI, MSG, cutOffOf, isCount, isObject, noteUnpricedRun, shortName } from './shared.js'
+import { GEMINI, MSG, cutOffOf, isCount, isObject, shortName } from './shared.js'
 
 /** Token figures of one model in a `result.stats` (disjoint, thinking apart). */
 interface Totals {
@@ -210,7 +210,6 @@ export class GeminiStreamReader {
     } else {
       ending = this.lastType !== null ? { kind: 'unfinished', lastEventType: this.lastType } : { kind: 'unfinished' }
     }
-    noteUnpricedRun(this.run)
     const r = finishRun(this.run, { format: GEMINI, sessionId: this.sessionId, ending, finishReason: null, response: null, file: this.file })
     this.emitted++
     this.emit(r)
@@ -347,7 +346,6 @@ export class GeminiStreamReader {
     }
     const ending = this.resultEnding(status, hasError, errType, errMessage)
     const durationMs = this.readStats(v['stats'], d, lineNo, status === 'success')
-    noteUnpricedRun(d)
     const keepsText = ending.kind === 'answered' || ending.kind === 'cut_off'
     const facts: RunFacts = {
       format: GEMINI,
