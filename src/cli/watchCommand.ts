@@ -192,6 +192,7 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     const outcome = await replayStream(source.iterable, print, {
       format,
       file: isFile ? input : null,
+      live: true,
       note: (line, message) => {
         clearStatus()
         io.stderr.write(`run-outcome watch: ${line !== undefined ? `line ${line}: ` : ''}${message}\n`)

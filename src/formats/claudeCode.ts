@@ -209,6 +209,7 @@ export const createClaudeCodeReader = (
   extra: ClaudeCodeReaderOptions = {},
 ): ClaudeCodeLineReader => {
   const file = options.file ?? null
+  const live = options.live === true ? (options.note !== undefined ? { note: options.note } : {}) : null
   let impl: StreamReader | TranscriptReader | null = null
   const pre: RunDraft = newDraft()
   const draft = (): RunDraft => (impl === null ? pre : impl.draft)
@@ -226,7 +227,7 @@ export const createClaudeCodeReader = (
         addDiagnostic(pre, lineNo, typeof type === 'string' ? 'skipped a record that is not recognisably Claude Code' : 'skipped a record without a string "type"')
         return
       }
-      impl = s === 'stream' ? new StreamReader(emit, file, pre) : new TranscriptReader(emit, file, pre, extra.subagent ?? 'auto')
+      impl = s === 'stream' ? new StreamReader(emit, file, pre, live) : new TranscriptReader(emit, file, pre, extra.subagent ?? 'auto')
     }
     impl.record(v, lineNo)
   }

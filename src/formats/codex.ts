@@ -115,7 +115,7 @@ export const codexReader: ReaderFactory = (emit, options): LineReader => {
     else earlyDropped++
   }
   const choose = (shape: 'exec' | 'rollout'): ExecReader | RolloutReader => {
-    const r = shape === 'rollout' ? new RolloutReader(emit, file) : new ExecReader(emit, file)
+    const r = shape === 'rollout' ? new RolloutReader(emit, file) : new ExecReader(emit, file, options.live === true ? (options.note !== undefined ? { note: options.note } : {}) : null)
     if (firstLine !== undefined) r.adopt(firstLine, lastLine ?? firstLine, early, earlyDropped)
     early.length = 0
     return r

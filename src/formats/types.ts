@@ -24,6 +24,12 @@ export interface ReaderOptions {
    * only if the reader cannot attach them to a later run.
    */
   readonly note?: (line: number | undefined, message: string) => void
+  /**
+   * A live stream (`watch`): hand each run out the moment its terminal record arrives. Without it a reader may
+   * hold a finished run until the next record shows nothing else belongs to it (so a late duplicate terminal
+   * record lands in that run's diagnostics, SPEC §1); when live, such a late record goes to `note` instead.
+   */
+  readonly live?: boolean
 }
 
 /**

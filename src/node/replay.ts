@@ -50,6 +50,8 @@ export interface ReplayOptions {
   readonly maxDocumentBytes?: number
   /** Receives diagnostics that belong to no open run (see `ReaderOptions.note`). */
   readonly note?: (line: number | undefined, message: string) => void
+  /** A live stream: readers hand each run out at its terminal record (see `ReaderOptions.live`). */
+  readonly live?: boolean
   /** Called once with the line reader (when the input is line-based), e.g. to poll `snapshot()` for a status line. */
   readonly onReader?: (reader: LineReader, format: FormatName) => void
 }
@@ -125,6 +127,7 @@ export const replayStream = async (
     file: fileLabel,
     ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
     ...(options.note !== undefined ? { note: options.note } : {}),
+    ...(options.live === true ? { live: true } : {}),
   }
   const notes: Array<string> = []
   const requested = options.format ?? 'auto'

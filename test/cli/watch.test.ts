@@ -64,4 +64,29 @@ describe('run-outcome watch', () => {
     expect(r.usage.outputTokens).toBe(4096)
     expect(r.response).toBeNull()
   })
+
+  it('Claude Code stream-json: the run is printed at its first result; a late duplicate result goes to stderr', async () => {
+    const claude = readFileSync(new URL('../../examples/claude-code/claude.jsonl', import.meta.url), 'utf8').trim().split('\n')
+    const { child, out, exited } = start()
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString()
+    })
+    for (const l of claude) {
+      child.stdin.write(`${l}\n`)
+      await sleep(15)
+    }
+    const deadline = Date.now() + 15_000
+    while (out.length === 0 && Date.now() < deadline) await sleep(25)
+    expect(out).toHaveLength(1)
+    const r = JSON.parse(out[0]?.line ?? '{}')
+    expect(r.ending).toStrictEqual({ kind: 'answered' })
+    expect(r.response).toBe('All tasks completed. The file contains: "Hello, World!"')
+    // the process exits with an error result for the same session after the answer (K7)
+    const sid = r.sessionId as string
+    child.stdin.end(`${JSON.stringify({ type: 'result', subtype: 'error_during_execution', is_error: true, session_id: sid })}\n`)
+    expect(await exited).toBe(0)
+    expect(out).toHaveLength(1)
+    expect(stderr).toContain(`line ${claude.length + 1}: ignored a further result record`)
+  })
 })

@@ -268,13 +268,22 @@ export class StreamReader {
   private processSession: string | null = null
   private readonly seenDenials = new RecentSet(4096)
   private emitted = 0
+  /** Live mode: a run was handed out at its result and no user input or assistant message has come since. */
+  private justEmitted = false
 
   constructor(
     private readonly emit: (r: RunResult) => void,
     private readonly file: string | null,
     initial: RunDraft,
+    private readonly live: { readonly note?: (line: number | undefined, message: string) => void } | null = null,
   ) {
     this.d = initial
+  }
+
+  /** New run content arrived: the previous result's run (held, or handed out live) is over. */
+  private work(): void {
+    this.flushHeld()
+    this.justEmitted = false
   }
 
   /** The draft that takes diagnostics for the current line. */
@@ -339,7 +348,7 @@ export class StreamReader {
       badRecord(this.d, line, 'assistant', 'its message is not an object')
       return
     }
-    this.flushHeld()
+    this.work()
     const d = this.d
     touch(d, line, time)
     d.hasContent = true
@@ -406,7 +415,7 @@ export class StreamReader {
       badRecord(this.d, line, 'user', 'its message is not an object')
       return
     }
-    this.flushHeld()
+    this.work()
     const d = this.d
     touch(d, line, time)
     d.hasContent = true
@@ -512,6 +521,14 @@ export class StreamReader {
       addDiagnostic(this.held.d, line, 'ignored a further result record: no user input or assistant message came after the previous result, so it belongs to that run')
       return
     }
+    if (this.justEmitted) {
+      // live: that run is already out; the late result is reported, never a second run (K7)
+      touch(this.d, line, time)
+      const msg = 'ignored a further result record: no user input or assistant message came after the previous result, so it belongs to that run'
+      if (this.live?.note !== undefined) this.live.note(line, msg)
+      else addDiagnostic(this.d, line, msg)
+      return
+    }
     const d = this.d
     touch(d, line, time)
     d.hasContent = true
@@ -547,6 +564,10 @@ export class StreamReader {
     }
     this.held = { d, facts }
     this.newRun()
+    if (this.live !== null) {
+      this.flushHeld()
+      this.justEmitted = true
+    }
   }
 
   /** This run's usage, cost and turns: the change of the process's running totals since the previous result. */

@@ -53,11 +53,24 @@ export class ExecReader extends DraftHolder {
   private prevUsage: CodexTokens | null = null
   private emitted = 0
 
+  /** Live mode: the run was handed out at its terminal record and no new turn has started since. */
+  private liveEnded = false
+
   constructor(
     private readonly emit: (r: RunResult) => void,
     private readonly file: string | null,
+    private readonly live: { readonly note?: (line: number | undefined, message: string) => void } | null = null,
   ) {
     super()
+  }
+
+  /** Live mode: a terminal or error record after the run was handed out is reported, never a new run. */
+  private late(line: number, type: string): boolean {
+    if (!this.liveEnded) return false
+    const msg = `ignored a ${type} record after the turn had ended; the first ending stands`
+    if (this.live?.note !== undefined) this.live.note(line, msg)
+    else addDiagnostic(this.draft, line, msg)
+    return true
   }
 
   /** Reads one parsed record. */
@@ -69,6 +82,7 @@ export class ExecReader extends DraftHolder {
     const type = v['type']
     switch (type) {
       case 'thread.started': {
+        this.liveEnded = false
         if (this.decided !== null || this.content) this.flush()
         touch(this.draft, line)
         const id = v['thread_id']
@@ -80,6 +94,7 @@ export class ExecReader extends DraftHolder {
         return
       }
       case 'turn.started':
+        this.liveEnded = false
         if (this.decided !== null || this.draft.turns > 0) this.flush()
         touch(this.draft, line)
         this.draft.turns++
@@ -89,10 +104,12 @@ export class ExecReader extends DraftHolder {
       case 'item.started':
       case 'item.updated':
       case 'item.completed':
+        this.liveEnded = false
         this.item(v, type, line)
         return
       case 'turn.completed':
       case 'turn.failed':
+        if (this.late(line, type)) return
         touch(this.draft, line)
         if (this.decided !== null) {
           addDiagnostic(this.draft, line, `ignored a ${type} record after the turn had ended; the first ending stands`)
@@ -102,8 +119,13 @@ export class ExecReader extends DraftHolder {
         if (type === 'turn.completed') this.completed(v, line)
         else this.failed(v, line)
         this.seen(type)
+        if (this.live !== null) {
+          this.flush()
+          this.liveEnded = true
+        }
         return
       case 'error': {
+        if (this.late(line, type)) return
         touch(this.draft, line)
         const m = v['message']
         if (this.decided !== null) {
@@ -134,6 +156,7 @@ export class ExecReader extends DraftHolder {
 
   /** The input ended: hands out the open run (or one `unfinished` run when the input held none). */
   end(): void {
+    if (this.liveEnded && !this.content) return
     if (this.decided !== null || this.content || this.emitted === 0) this.flush()
   }
 
