@@ -7,6 +7,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
+import { boundedJson } from './boundedJson.js'
 import type { FoldState } from './fold.js'
 import { ioTsExpected, ioTsPath, ProtocolError } from './ProtocolError.js'
 import type { RunEnding } from './RunEnding.js'
@@ -97,8 +98,13 @@ export const FoldStateCodec: t.Type<FoldState, unknown> = t.type({
   file: t.union([t.string, t.null]),
 }) as unknown as t.Type<FoldState, unknown>
 
-/** The JSON text of a state, for a checkpoint. @since 0.1.0 */
-export const encodeFoldState = (state: FoldState): string => JSON.stringify(state)
+/**
+ * The JSON text of a state, for a checkpoint. Input payloads the state keeps as given (a pending tool call's
+ * `arguments`) that are nested deeper than `MAX_JSON_DEPTH` (512) levels are written as `null` there, instead of
+ * making `JSON.stringify` throw ({@link boundedJson}).
+ * @since 0.1.0
+ */
+export const encodeFoldState = (state: FoldState): string => boundedJson(state)
 
 /**
  * Parses and validates a checkpoint written by {@link encodeFoldState}. A key such as `__proto__` stays an

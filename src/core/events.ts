@@ -9,16 +9,32 @@
  */
 import * as t from 'io-ts'
 
-/** A token count or a price: a finite, non-negative number (`1e999`, `-5` and `"NaN"` are rejected). @since 0.1.0 */
+/**
+ * A token count or a price: a finite, non-negative number no larger than `Number.MAX_SAFE_INTEGER` (`1e999`,
+ * `1e308`, `-5` and `"NaN"` are rejected, so sums stay finite and exact).
+ * @since 0.1.0
+ */
 export interface NonNegativeBrand {
   readonly NonNegative: unique symbol
 }
 /** @since 0.1.0 */
 export const NonNegative = t.brand(
   t.number,
-  (n): n is t.Branded<number, NonNegativeBrand> => Number.isFinite(n) && n >= 0,
+  (n): n is t.Branded<number, NonNegativeBrand> => Number.isFinite(n) && n >= 0 && n <= Number.MAX_SAFE_INTEGER,
   'NonNegative',
 )
+
+/**
+ * A finite number: JSON's `1e999` parses to `Infinity`, which JSON cannot write back (it would print as `null`
+ * in a result and break a checkpoint), so it is rejected wherever the fold keeps a number. The brand is named
+ * `number` so error messages read `expected number`, as for any other non-number.
+ * @since 0.1.0
+ */
+export interface FiniteBrand {
+  readonly number: unique symbol
+}
+/** @since 0.1.0 */
+export const Finite = t.brand(t.number, (n): n is t.Branded<number, FiniteBrand> => Number.isFinite(n), 'number')
 
 /** Envelope time: epoch milliseconds or an ISO-8601 string. @since 0.1.0 */
 export const EventTime = t.union([t.number, t.string])
@@ -32,7 +48,7 @@ export const NativeUsage = t.intersection([
 export type NativeUsage = t.TypeOf<typeof NativeUsage>
 
 /** Optional turn/step numbers shared by several events. */
-const TurnStep = t.partial({ turn: t.number, step: t.number })
+const TurnStep = t.partial({ turn: Finite, step: Finite })
 
 /** `agent/inbox/spliced`: durable receipt of submitted messages. @since 0.1.0 */
 export const InboxSplicedData = t.type({ inserted: t.array(t.type({ id: t.string })) })
@@ -93,7 +109,7 @@ export const BlockedReason = t.intersection([
 /** `limit`: `reason`, `field?`, `actual?` (number or null), `limit?`. @since 0.1.0 */
 export const LimitReason = t.intersection([
   t.type({ kind: t.literal('limit'), reason: t.string }),
-  t.partial({ field: t.string, actual: t.union([t.number, t.null]), limit: t.number }),
+  t.partial({ field: t.string, actual: t.union([Finite, t.null]), limit: Finite }),
 ])
 /** A pending item of a `suspended` reason. @since 0.1.0 */
 export const PendingItemCodec = t.intersection([
@@ -105,7 +121,7 @@ export const SuspendedReason = t.type({ kind: t.literal('suspended'), pending: t
 /** `error`: `error: { message, code? }`. @since 0.1.0 */
 export const ErrorReason = t.type({
   kind: t.literal('error'),
-  error: t.intersection([t.type({ message: t.string }), t.partial({ code: t.union([t.string, t.number]), name: t.string })]),
+  error: t.intersection([t.type({ message: t.string }), t.partial({ code: t.union([t.string, Finite]), name: t.string })]),
 })
 
 /** Codecs of reason kinds that carry fields; kinds not listed carry none (or are unknown). @since 0.1.0 */

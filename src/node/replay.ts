@@ -190,6 +190,8 @@ export const replayStream = async (
   if (module === undefined) {
     if (looksLikeDocument) documentMode = true
     else if (anyJson) module = detectLines(sniffValues)
+    // an input with no non-blank line yields no run: read it as native, which gives one unfinished run (SPEC §1)
+    if (module === undefined && !documentMode && eof && headLines === 0) module = formatByName('native')
     if (module === undefined && !documentMode) {
       throw new ReplayError('undetected', `could not detect the format${fileLabel ? ` of ${fileLabel}` : ''}; pass --format (one of the names in --help)`)
     }
