@@ -91,7 +91,7 @@ const runFiles = async (files: ReadonlyArray<string>, job: Job, jobs: number, on
 }
 
 const pct = (g: GroupTotals): string => (g.runs === 0 ? '—' : `${((g.successes / g.runs) * 100).toFixed(1)}%`)
-const usd = (g: GroupTotals): string => `$${g.costUsd.toFixed(4)}${g.runsWithEstimatedCost > 0 ? '*' : ''}`
+const usd = (g: GroupTotals): string => (g.runsWithoutCost === g.runs && g.runs > 0 ? '—' : `$${g.costUsd.toFixed(4)}${g.runsWithEstimatedCost > 0 ? '*' : ''}`)
 
 const groupTable = (title: string, rows: ReadonlyArray<[string, GroupTotals]>, total: GroupTotals, style: Style, colorKey: boolean): string => {
   const table = new Table({
@@ -115,15 +115,19 @@ const groupTable = (title: string, rows: ReadonlyArray<[string, GroupTotals]>, t
   return table.toString()
 }
 
+/** The end of a path, cut at the front to `max` characters. */
+const shortPath = (p: string, max: number): string => (p.length <= max ? p : `…${p.slice(p.length - max + 1)}`)
+
 const topTable = (title: string, refs: ReadonlyArray<RunRef>, style: Style): string => {
   if (refs.length === 0) return ''
   const table = new Table({
     head: [title, 'ending', 'duration', 'cost'].map((h) => style.bold(h)),
     colAligns: ['left', 'left', 'right', 'right'],
     style: { head: [], border: style.enabled ? ['gray'] : [] },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   })
   for (const r of refs) {
-    table.push([`${oneLine(r.file, 60)} #${r.index}`, style.ending(r.kind, oneLine(r.detail, 40)), durationText(r.durationMs), r.costUsd === null ? '—' : `$${r.costUsd.toFixed(4)}`])
+    table.push([`${shortPath(r.file, 44)} #${r.index}`, style.ending(r.kind, oneLine(r.detail, 34)), durationText(r.durationMs), r.costUsd === null ? '—' : `$${r.costUsd.toFixed(4)}`])
   }
   return `${table.toString()}\n`
 }

@@ -250,6 +250,9 @@ export const createClaudeCodeReader = (
       value(v, lineNo)
       return undefined
     },
+    snapshot() {
+      return impl instanceof StreamReader ? impl.snapshot() : undefined
+    },
     end() {
       if (impl !== null) {
         impl.end()

@@ -142,6 +142,9 @@ export const codexReader: ReaderFactory = (emit, options): LineReader => {
       impl.record(v, lineNo)
       return undefined
     },
+    snapshot() {
+      return impl instanceof ExecReader ? impl.snapshot() : undefined
+    },
     end() {
       if (impl === undefined) impl = choose('exec')
       impl.end()

@@ -7,6 +7,7 @@
  */
 import type { Failed, Limit, PendingItem, RunEnding } from '../../core/RunEnding.js'
 import {
+  cloneDraft,
   addDiagnostic,
   ensureChild,
   finishRun,
@@ -625,6 +626,22 @@ export class StreamReader {
     } else {
       d.turns = this.rootMessages
     }
+  }
+
+  /** The open run as it stands (for live status lines): `unfinished` until its result; `undefined` when none is open. */
+  snapshot(): RunResult | undefined {
+    if (!this.d.hasContent) return undefined
+    const d = cloneDraft(this.d)
+    writeUsage(d, ledgerFigures(this.ledger), undefined)
+    d.turns = this.rootMessages
+    return finishRun(d, {
+      format: 'claude-code',
+      sessionId: this.sessionId ?? this.processSession,
+      ending: this.lastType !== null ? { kind: 'unfinished', lastEventType: this.lastType } : { kind: 'unfinished' },
+      finishReason: null,
+      response: null,
+      file: this.file,
+    })
   }
 
   /** The input ended: hand out the held run, then the open one (unfinished, or failed when the last word was a fatal error). */

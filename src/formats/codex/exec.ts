@@ -154,6 +154,19 @@ export class ExecReader extends DraftHolder {
     }
   }
 
+  /** The open run as it stands (for live status lines), `unfinished` until its turn ends; `undefined` when none is open. */
+  snapshot(): RunResult | undefined {
+    if (!this.content || this.decided !== null) return undefined
+    return finishRun(this.draft, {
+      format: 'codex',
+      sessionId: this.sessionId,
+      ending: this.lastType === undefined ? { kind: 'unfinished' } : { kind: 'unfinished', lastEventType: shortName(this.lastType) },
+      finishReason: null,
+      response: null,
+      file: this.file,
+    })
+  }
+
   /** The input ended: hands out the open run (or one `unfinished` run when the input held none). */
   end(): void {
     if (this.liveEnded && !this.content) return
