@@ -41,23 +41,32 @@ const firstError = (errors: t.Errors): { path: string; expected: string } => {
 
 const joinPath = (prefix: string, rest: string): string => (rest === '' ? prefix : `${prefix}.${rest}`)
 
-const validateTurnEnd = (data: unknown, index: number): ProtocolError | undefined => {
-  const err = (path: string, expected: string, errors?: t.Errors): ProtocolError =>
-    new ProtocolError({ kind: 'turn-end', index, path, expected, eventType: 'turn/end', ...(errors ? { errors } : {}) })
-  if (!isObject(data)) return err('data', 'an object with a reason')
-  const reason = data['reason']
-  if (!isObject(reason)) return err('reason', 'an object with a string kind')
+const turnEndError = (index: number, path: string, expected: string, errors?: t.Errors): ProtocolError =>
+  new ProtocolError({ kind: 'turn-end', index, path, expected, eventType: 'turn/end', ...(errors ? { errors } : {}) })
+
+/**
+ * SPEC §4's check of a `turn/end` reason: an object with a string `kind`, and, for a kind of the table that
+ * carries fields, fields of the right types. Paths are as inside the event's `data` (`reason.kind`,
+ * `reason.error.message`). Returns the `ProtocolError` (kind `turn-end`, at `index`), or `undefined` when valid.
+ * Shared by the native decoder and the `dsh` vocabulary.
+ * @since 0.1.0
+ */
+export const validateTurnEndReason = (reason: unknown, index: number): ProtocolError | undefined => {
+  if (!isObject(reason)) return turnEndError(index, 'reason', 'an object with a string kind')
   const kind = reason['kind']
-  if (typeof kind !== 'string') return err('reason.kind', 'string')
+  if (typeof kind !== 'string') return turnEndError(index, 'reason.kind', 'string')
   const codec = Object.hasOwn(reasonCodecs, kind) ? reasonCodecs[kind] : undefined
   if (codec !== undefined && !codec.is(reason)) {
     const decoded = codec.decode(reason)
     const errors = E.isLeft(decoded) ? decoded.left : []
     const { path, expected } = firstError(errors)
-    return err(joinPath('reason', path), expected, errors)
+    return turnEndError(index, joinPath('reason', path), expected, errors)
   }
   return undefined
 }
+
+const validateTurnEnd = (data: unknown, index: number): ProtocolError | undefined =>
+  isObject(data) ? validateTurnEndReason(data['reason'], index) : turnEndError(index, 'data', 'an object with a reason')
 
 const isSeq = (u: unknown): u is number => typeof u === 'number' && Number.isInteger(u) && u >= 0
 const isTime = (u: unknown): u is number | string => (typeof u === 'number' && Number.isFinite(u)) || typeof u === 'string'

@@ -57,6 +57,8 @@
  *
  * @module
  */
+import { acpEndingFromEither } from '../vocabularies/acp.js'
+import * as E from 'fp-ts/lib/Either.js'
 import type { PendingItem, RunEnding } from '../core/RunEnding.js'
 import {
   addDiagnostic,
@@ -162,21 +164,16 @@ interface PendingRequest {
   readonly sessionId?: string
 }
 
-const STOP_REASONS: Readonly<Record<string, RunEnding>> = {
-  end_turn: { kind: 'answered' },
-  max_tokens: { kind: 'cut_off', finishReason: 'max_tokens' },
-  max_turn_requests: { kind: 'limit', reason: 'max_turn_requests' },
-  refusal: { kind: 'cut_off', finishReason: 'refusal' },
-  cancelled: { kind: 'stopped', by: 'caller' },
-}
-
 /**
  * The `RunEnding` of an ACP `StopReason` string (`end_turn`, `max_tokens`, `max_turn_requests`, `refusal`,
- * `cancelled`); any other string is `failed` `unrecognized` with the string in `raw` (SPEC §2 rule 3).
+ * `cancelled`); any other string is `failed` `unrecognized` with the string in `raw` (SPEC §2 rule 3). The
+ * table is the `acp` vocabulary's (SPEC §5), so reading a log and converting a value agree.
  * @since 0.1.0
  */
-export const endingOfStopReason = (stopReason: string): RunEnding =>
-  Object.hasOwn(STOP_REASONS, stopReason) ? (STOP_REASONS[stopReason] as RunEnding) : { kind: 'failed', reason: 'unrecognized', raw: stopReason }
+export const endingOfStopReason = (stopReason: string): RunEnding => {
+  const r = acpEndingFromEither(stopReason)
+  return E.isRight(r) ? r.right : { kind: 'failed', reason: 'unrecognized', raw: stopReason }
+}
 
 /**
  * Disjoint usage buckets from an ACP `PromptResponse.usage` object (tokens), or `undefined` when

@@ -50,7 +50,7 @@ const read = (value: unknown): RunEnding => {
  * `max_turn_requests` → `limit` `max_turn_requests`; `cancelled` → `stopped` by `caller` (the client's
  * `session/cancel`); any other string → `failed` `unrecognized` with the string in `raw`.
  *
- * **Fails with** `ProtocolError` kind `event` at path `stopReason` when the value is not a string
+ * **Fails with** `ProtocolError` kind `vocabulary` at path `stopReason` when the value is not a string
  * (including `null`: a prompt that ended in a JSON-RPC error has no stop reason to read).
  * @since 0.1.0
  */

@@ -11,8 +11,8 @@
  * @module
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { reasonCodecs } from '../core/events.js'
-import { ProtocolError, ioTsExpected, ioTsPath } from '../core/ProtocolError.js'
+import { validateTurnEndReason } from '../core/decodeEvent.js'
+import { ProtocolError } from '../core/ProtocolError.js'
 import type { EndingError, PendingItem, RunEnding } from '../core/RunEnding.js'
 import { endingFromTurnEndReason } from '../core/turnEnd.js'
 import { copyError, isRecord } from './shared.js'
@@ -100,31 +100,12 @@ const KNOWN_KINDS = new Set([
   'interrupted',
 ])
 
-const turnEndError = (path: string, expected: string, errors?: ProtocolError['errors']): ProtocolError =>
-  new ProtocolError({ kind: 'turn-end', index: 0, path, expected, eventType: 'turn/end', ...(errors ? { errors } : {}) })
-
 /** The native protocol's `turn/end` reason check (SPEC §4), on a copy of the value's own fields. */
 const decode = (value: unknown): E.Either<ProtocolError, RunEnding> => {
-  if (!isRecord(value)) return E.left(turnEndError('reason', 'an object with a string kind'))
   // own enumerable fields only: an inherited `kind` is not the reason's kind
-  const reason = Object.fromEntries(Object.entries(value)) as Record<string, unknown>
-  const kind = reason['kind']
-  if (typeof kind !== 'string') return E.left(turnEndError('reason.kind', 'string'))
-  const codec = Object.hasOwn(reasonCodecs, kind) ? reasonCodecs[kind] : undefined
-  if (codec !== undefined && !codec.is(reason)) {
-    const decoded = codec.decode(reason)
-    const errors = E.isLeft(decoded) ? decoded.left : []
-    const first = errors[0]
-    const rest = first === undefined ? '' : ioTsPath(first.context)
-    return E.left(
-      turnEndError(
-        rest === '' ? 'reason' : `reason.${rest}`,
-        first === undefined ? 'a valid value' : ioTsExpected(first.context),
-        errors,
-      ),
-    )
-  }
-  return E.right(endingFromTurnEndReason(reason))
+  const reason = isRecord(value) ? (Object.fromEntries(Object.entries(value)) as Record<string, unknown>) : value
+  const bad = validateTurnEndReason(reason, 0)
+  return bad !== undefined ? E.left(bad) : E.right(endingFromTurnEndReason(reason as Record<string, unknown>))
 }
 
 /**
@@ -151,7 +132,7 @@ export const dshEndingFromEither = (value: unknown): E.Either<ProtocolError, Run
     return decode(value)
   } catch {
     // a getter or proxy that throws while its fields are read
-    return E.left(turnEndError('reason', 'a readable value'))
+    return E.left(new ProtocolError({ kind: 'turn-end', index: 0, path: 'reason', expected: 'a readable value', eventType: 'turn/end' }))
   }
 }
 
