@@ -90,6 +90,29 @@ export { decodeEvents, scanRun, reduceRun, runResults, type RunOperatorOptions }
 // --- formats and replay ---
 export type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './formats/types.js'
 export { formats, formatByName, detectLines, detectDocument } from './formats/index.js'
+export { nativeFormat, nativeReader } from './formats/native.js'
+export {
+  claudeCodeFormat,
+  createClaudeCodeReader,
+  sniffClaudeCodeLines,
+  sniffClaudeCodeDocument,
+  type ClaudeCodeLineReader,
+  type ClaudeCodeReaderOptions,
+} from './formats/claudeCode.js'
+export { codexFormat, codexReader } from './formats/codex.js'
+export { geminiFormat, geminiReader, readGeminiDocument } from './formats/gemini.js'
+export { aiSdkFormat, aiSdkReader, readAiSdkDocument } from './formats/aiSdk.js'
+export { openaiAgentsFormat, openaiAgentsReader, readOpenAiAgentsDocument } from './formats/openaiAgents.js'
+export { acpFormat, acpReader, endingOfStopReason as acpEndingOfStopReason } from './formats/acp.js'
+export { subagentFilesOf, attachSubagents } from './node/claudeSubagents.js'
+export { listLogFiles, isLogFileName } from './node/files.js'
+export {
+  estimateCost,
+  priceOf,
+  decodePriceTable,
+  PriceTable,
+  ModelPrice,
+} from './core/prices.js'
 export {
   replayFile,
   replayStream,

@@ -8,6 +8,7 @@ import { isSuccess, type EndingKind } from '../core/RunEnding.js'
 import { isProtocolError } from '../core/ProtocolError.js'
 import type { RunResult } from '../core/RunResult.js'
 import { formats } from '../formats/index.js'
+import { attachSubagents, subagentFilesOf } from '../node/claudeSubagents.js'
 import { listLogFiles } from '../node/files.js'
 import { ReplayError, replayStream } from '../node/replay.js'
 import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
@@ -87,11 +88,20 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
     io.stderr.write(`run-outcome: cannot read ${display(input)}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'not readable'}\n`)
     return EXIT.usage
   }
-  if (!isDir) return replayOne(createReadStream(input, { highWaterMark: 256 * 1024 }), input, input, options, io, true)
+  if (!isDir) return replayOne(createReadStream(input, { highWaterMark: 256 * 1024 }), input, input, options, io, true, await subagentsOf(input))
   const files = await listLogFiles(input, (p, why) => io.stderr.write(`run-outcome: skipped ${display(p)}: ${why}\n`))
   let code: number = EXIT.ok
-  for (const f of files) code = worst(code, await replayOne(createReadStream(f, { highWaterMark: 256 * 1024 }), f, f, options, io, false))
+  for (const f of files) code = worst(code, await replayOne(createReadStream(f, { highWaterMark: 256 * 1024 }), f, f, options, io, false, await subagentsOf(f)))
   return code
+}
+
+/** `true` when a Claude Code session file has subagent files beside it (`<session>/subagents/`). */
+const subagentsOf = async (file: string): Promise<boolean> => {
+  try {
+    return (await subagentFilesOf(file)).length > 0
+  } catch {
+    return false
+  }
 }
 
 const replayOne = async (
@@ -101,15 +111,22 @@ const replayOne = async (
   options: Options,
   io: CliIO,
   named: boolean,
+  hasSubagents = false,
 ): Promise<number> => {
   let code: number = EXIT.ok
   let count = 0
   const style = makeStyle(colorEnabled(io.stdout, io.env))
-  const onRun = (r: RunResult): void => {
+  // A Claude Code session with subagent files: its runs are held until the subagents are attached to them.
+  const held: Array<RunResult> = []
+  const print = (r: RunResult): void => {
     count++
     code = worst(code, isSuccess(r.ending, { accept: options.accept }) ? EXIT.ok : EXIT.notSuccess)
     if (options.json) io.stdout.write(`${safeJson(r as unknown as Record<string, unknown>)}\n`)
     else io.stdout.write(formatRun(r, `${label} #${count}`, style))
+  }
+  const onRun = (r: RunResult): void => {
+    if (hasSubagents && r.format === 'claude-code') held.push(r)
+    else print(r)
   }
   try {
     const outcome = await replayStream(source, onRun, {
@@ -117,6 +134,15 @@ const replayOne = async (
       file,
       ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
     })
+    if (held.length > 0 && file !== null) {
+      let runs: ReadonlyArray<RunResult> = held
+      try {
+        runs = await attachSubagents(held, file)
+      } catch {
+        io.stderr.write(`run-outcome: ${label}: could not read its subagent files; runs printed without them\n`)
+      }
+      for (const r of runs) print(r)
+    }
     for (const note of outcome.notes) io.stderr.write(`run-outcome: ${label}: ${note}\n`)
     if (outcome.error !== undefined) {
       const e = outcome.error

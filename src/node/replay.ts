@@ -16,6 +16,7 @@ import type { FormatName, RunResult } from '../core/RunResult.js'
 import { detectDocument, detectLines, formatByName } from '../formats/index.js'
 import type { FormatModule, LineReader, ReaderOptions } from '../formats/types.js'
 import { LineSplitter } from '../io/lines.js'
+import { attachSubagents, subagentFilesOf } from './claudeSubagents.js'
 
 /** Single-document inputs are read whole up to this size (bytes). @since 0.1.0 */
 export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -260,7 +261,8 @@ export const replayStream = async (
 }
 
 /**
- * Replays one log file (any format, `.gz` too) into its runs, in order (SPEC §1).
+ * Replays one log file (any format, `.gz` too) into its runs, in order (SPEC §1). A Claude Code session's
+ * subagent files (`<session>/subagents/*.jsonl`) are read with it and attached to its runs as children.
  *
  * **Rejects with** the `ProtocolError` of a malformed native log, a `ReplayError` for an input that cannot be
  * read (undetectable format, a document over 64 MB), or the file system's error.
@@ -274,5 +276,7 @@ export const replayFile = async (path: string, options: ReplayOptions = {}): Pro
     ...options,
   })
   if (outcome.error !== undefined) throw outcome.error
+  // a Claude Code session's subagent files (`<session>/subagents/*.jsonl`) belong to its runs (SPEC §1)
+  if (outcome.format === 'claude-code' && (await subagentFilesOf(path).catch(() => [])).length > 0) return attachSubagents(runs, path)
   return runs
 }

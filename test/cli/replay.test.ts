@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs'
+import { mkdtempSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -99,5 +99,21 @@ describe('run-outcome replay (in-process main)', () => {
     const b = await runCli(['replay', '--help'])
     expect(b.code).toBe(0)
     expect(b.stdout).toContain('--accept KIND')
+  })
+
+  it('a Claude Code session is read with its subagent files, which make no runs of their own', async () => {
+    const fixtures = new URL('../fixtures/claude-code-transcript/', import.meta.url).pathname
+    const root = join(dir, 'claude-projects', 'p')
+    mkdirSync(join(root, 'sess', 'subagents'), { recursive: true })
+    writeFileSync(join(root, 'sess.jsonl'), readFileSync(join(fixtures, '1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl')))
+    // the first five records of a Task subagent transcript: it ends on a tool_use
+    writeFileSync(join(root, 'sess', 'subagents', 'agent-x1.jsonl'), `${readFileSync(join(fixtures, 'task_sdk.jsonl'), 'utf8').split('\n').slice(0, 5).join('\n')}\n`)
+    for (const input of [join(dir, 'claude-projects'), join(root, 'sess.jsonl')]) {
+      const r = await runCli(['replay', '--json', input])
+      const runs = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+      expect(runs).toHaveLength(1)
+      expect(runs[0].ending).toStrictEqual({ kind: 'answered' })
+      expect(runs[0].children).toStrictEqual([{ sessionId: 'x1', ending: { kind: 'unfinished', lastEventType: 'tool_use' }, finishReason: null }])
+    }
   })
 })
