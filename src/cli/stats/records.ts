@@ -8,7 +8,8 @@ import type { EndingKind } from '../../core/RunEnding.js'
 import { isProtocolError } from '../../core/ProtocolError.js'
 import { estimateCost, type PriceTable } from '../../core/prices.js'
 import type { RunResult } from '../../core/RunResult.js'
-import { ReplayError, replayStream } from '../../node/replay.js'
+import { subagentFilesOf } from '../../node/claudeSubagents.js'
+import { ReplayError, replayFile, replayStream } from '../../node/replay.js'
 import { describeEnding } from '../summary.js'
 
 /** Tokens and cost of one model in one run. @since 0.1.0 */
@@ -90,6 +91,11 @@ export const readFileRecords = async (
 ): Promise<FileOutcome> => {
   const runs: Array<RunRecord> = []
   try {
+    if ((await subagentFilesOf(file).catch(() => [])).length > 0) {
+      // a Claude Code session with subagent files: read them with it (they make no runs of their own)
+      const all = await replayFile(file, { format })
+      return { file, ok: true, format: all[0]?.format ?? format, runs: all.map((r, i) => toRecord(r, file, i + 1, accept, prices)) }
+    }
     const outcome = await replayStream(createReadStream(file, { highWaterMark: 256 * 1024 }), (r) => runs.push(toRecord(r, file, runs.length + 1, accept, prices)), {
       format,
       file,
