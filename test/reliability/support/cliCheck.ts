@@ -16,13 +16,16 @@ export interface CliOutcome {
   readonly stderr: string
 }
 
+/** An injected standard input: the bytes in chunks of `chunk` bytes, as an async iterable (no stream machinery). */
+async function* chunked(input: Buffer, chunk: number): AsyncGenerator<Uint8Array> {
+  for (let i = 0; i < input.length; i += chunk) yield input.subarray(i, i + chunk)
+}
+
 /** `main(argv, io)` with `input` on standard input (in chunks of `chunk` bytes). Resolves with what it wrote. */
-export const runMain = async (argv: ReadonlyArray<string>, input: Buffer, chunk = 65_536): Promise<CliOutcome> => {
+export const runMain = async (argv: ReadonlyArray<string>, input: Buffer, chunk = 65_536, stream = false): Promise<CliOutcome> => {
   let stdout = ''
   let stderr = ''
-  const parts: Array<Buffer> = []
-  for (let i = 0; i < input.length; i += chunk) parts.push(input.subarray(i, i + chunk))
-  const stdin = Readable.from(parts) as Readable & { isTTY?: boolean }
+  const stdin = stream ? Readable.from([input]) : chunked(input, chunk)
   const code = await main([...argv], {
     stdin,
     stdout: { write: (s: string) => { stdout += s } },

@@ -69,7 +69,7 @@ export const nativeEventArb: fc.Arbitrary<Record<string, unknown>> = fc
 
 /** A valid trace, with re-deliveries (an earlier event sent again). */
 export const nativeTraceArb = (maxLength = 40): fc.Arbitrary<Array<Record<string, unknown>>> =>
-  fc.tuple(fc.array(nativeEventArb, { maxLength }), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 3 })).map(([events, dups]) => {
+  fc.tuple(fc.array(nativeEventArb, { maxLength, size: 'medium' }), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 3 })).map(([events, dups]) => {
     const out = events.slice()
     for (const [from, to] of dups) {
       if (out.length === 0) break
