@@ -8,7 +8,11 @@ import { createReadStream } from 'node:fs'
 
 const [task, file, extra] = process.argv.slice(2)
 const dist = new URL('../dist/', import.meta.url)
-const out = (o) => console.log(JSON.stringify({ task, ...o, ms: Math.round(performance.now()), rssMB: Math.round(process.resourceUsage().maxRSS / 1024) }))
+const out = (o) => {
+  const u = process.resourceUsage()
+  // ms: wall time since process start; cpuMs: user + system CPU time (less sensitive to a loaded machine)
+  console.log(JSON.stringify({ task, ...o, ms: Math.round(performance.now()), cpuMs: Math.round((u.userCPUTime + u.systemCPUTime) / 1000), rssMB: Math.round(u.maxRSS / 1024) }))
+}
 
 if (task === 'floor') {
   // The floor F: stream the file, split lines at the byte level, JSON.parse each, nothing else.

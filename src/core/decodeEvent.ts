@@ -105,6 +105,9 @@ const decodeBare = (
     const { path, expected } = firstError(E.isLeft(decoded) ? decoded.left : [])
     return ignored(type, 'malformed', sessionId, path, expected)
   }
+  // The common case — a bare event that names its session and carries its data — is already a SessionEvent:
+  // hand it on by identity (nothing downstream stores or changes it) instead of copying it per event.
+  if (sessionOverride === undefined && typeof sid === 'string' && o['data'] !== undefined) return E.right(o as unknown as SessionEvent)
   const ev: { type: string; sessionId: string | null; seq?: number; time?: number | string; data: unknown } = {
     type,
     sessionId,

@@ -36,60 +36,97 @@ export interface FiniteBrand {
 /** @since 0.1.0 */
 export const Finite = t.brand(t.number, (n): n is t.Branded<number, FiniteBrand> => Number.isFinite(n), 'number')
 
+/**
+ * An io-ts codec for an object with `required` and `optional` fields whose `.is()` is one plain loop over the
+ * fields. Its `validate` (and so `decode`, paths and error messages) is io-ts's own `t.type` / `t.partial` /
+ * `t.intersection` of the same fields. Why not those directly: their guards check every level with
+ * `Object.prototype.toString` and `Array.prototype.every`, which made validation the largest cost of a replay
+ * after `JSON.parse`; this guard accepts exactly the same JSON values at a fraction of the cost.
+ * @since 0.1.0
+ */
+export const struct = <R extends t.Props, O extends t.Props = Record<never, never>>(
+  required: R,
+  optional?: O,
+  name?: string,
+): t.Type<t.TypeOf<t.TypeC<R>> & t.TypeOf<t.PartialC<O>>, t.OutputOf<t.TypeC<R>> & t.OutputOf<t.PartialC<O>>, unknown> => {
+  const rk = Object.keys(required)
+  const rt = rk.map((k) => required[k] as t.Mixed)
+  const ok = optional === undefined ? [] : Object.keys(optional)
+  const ot = ok.map((k) => (optional as O)[k] as t.Mixed)
+  const explain: t.Mixed =
+    ok.length === 0 ? t.type(required) : rk.length === 0 ? t.partial(optional as O) : t.intersection([t.type(required), t.partial(optional as O)])
+  const is = (u: unknown): u is t.TypeOf<t.TypeC<R>> & t.TypeOf<t.PartialC<O>> => {
+    if (typeof u !== 'object' || u === null || Array.isArray(u)) return false
+    const o = u as Record<string, unknown>
+    for (let i = 0; i < rk.length; i++) if (!(rt[i] as t.Mixed).is(o[rk[i] as string])) return false
+    for (let i = 0; i < ok.length; i++) {
+      const v = o[ok[i] as string]
+      if (v !== undefined && !(ot[i] as t.Mixed).is(v)) return false
+    }
+    return true
+  }
+  const codec = new t.Type(name ?? explain.name, is, (u, c) => explain.validate(u, c), (a) => explain.encode(a))
+  // the data path of an error skips intersection member indices (ProtocolError's ioTsPath reads `_tag`)
+  return Object.assign(codec, { _tag: (explain as unknown as { _tag: string })._tag })
+}
+
+/** An array codec whose `.is()` is a plain loop (io-ts `t.array` for `validate`). @since 0.1.0 */
+export const arrayOf = <C extends t.Mixed>(item: C): t.Type<Array<t.TypeOf<C>>, Array<t.OutputOf<C>>, unknown> => {
+  const explain = t.array(item)
+  const is = (u: unknown): u is Array<t.TypeOf<C>> => {
+    if (!Array.isArray(u)) return false
+    for (let i = 0; i < u.length; i++) if (!item.is(u[i])) return false
+    return true
+  }
+  return Object.assign(new t.Type(explain.name, is, (u, c) => explain.validate(u, c), (a) => explain.encode(a)), { _tag: explain._tag })
+}
+
+/** A plain JSON object (not an array, not null), for content blocks. @since 0.1.0 */
+export const JsonObject = struct({}, {}, 'object')
+
 /** Envelope time: epoch milliseconds or an ISO-8601 string. @since 0.1.0 */
 export const EventTime = t.union([t.number, t.string])
 
 /** `usage` on `assistant/message`: disjoint buckets in tokens. @since 0.1.0 */
-export const NativeUsage = t.intersection([
-  t.type({ inputTokens: NonNegative, outputTokens: NonNegative }),
-  t.partial({ cacheReadTokens: NonNegative, cacheWriteTokens: NonNegative, reasoningTokens: NonNegative }),
-])
+export const NativeUsage = struct(
+  { inputTokens: NonNegative, outputTokens: NonNegative },
+  { cacheReadTokens: NonNegative, cacheWriteTokens: NonNegative, reasoningTokens: NonNegative },
+)
 /** @since 0.1.0 */
 export type NativeUsage = t.TypeOf<typeof NativeUsage>
 
 /** Optional turn/step numbers shared by several events. */
-const TurnStep = t.partial({ turn: Finite, step: Finite })
+const turnStep = { turn: Finite, step: Finite }
+const TurnStep = struct({}, turnStep)
 
 /** `agent/inbox/spliced`: durable receipt of submitted messages. @since 0.1.0 */
-export const InboxSplicedData = t.type({ inserted: t.array(t.type({ id: t.string })) })
+export const InboxSplicedData = struct({ inserted: arrayOf(struct({ id: t.string })) })
 /** `session/status` (the bare form of the `session.status` wrapper). @since 0.1.0 */
-export const SessionStatusData = t.type({ status: t.keyof({ idle: null, running: null }) })
+export const SessionStatusData = struct({ status: t.keyof({ idle: null, running: null }) })
 /** `turn/start`. @since 0.1.0 */
 export const TurnStartData = TurnStep
 /** `step/start`, `step/end`. @since 0.1.0 */
 export const StepData = TurnStep
 /** `user/message`. @since 0.1.0 */
-export const UserMessageData = t.type({ message: t.unknown })
+export const UserMessageData = struct({ message: t.unknown })
 /** `assistant/chunk`. @since 0.1.0 */
-export const AssistantChunkData = t.intersection([TurnStep, t.type({ chunk: t.unknown })])
+export const AssistantChunkData = struct({ chunk: t.unknown }, turnStep)
 /** A content block of an assistant message; only `{ type: 'text', text }` blocks make the response. @since 0.1.0 */
-export const ContentBlock = t.UnknownRecord
+export const ContentBlock = JsonObject
 /** `assistant/message`. @since 0.1.0 */
-export const AssistantMessageData = t.intersection([
-  TurnStep,
-  t.type({ message: t.type({ content: t.array(ContentBlock) }) }),
-  t.partial({ usage: NativeUsage, model: t.string, costUsd: NonNegative, interrupted: t.boolean }),
-])
+export const AssistantMessageData = struct(
+  { message: struct({ content: arrayOf(ContentBlock) }) },
+  { ...turnStep, usage: NativeUsage, model: t.string, costUsd: NonNegative, interrupted: t.boolean },
+)
 /** `tool/call`: `arguments` is JSON text. @since 0.1.0 */
-export const ToolCallData = t.intersection([
-  TurnStep,
-  t.type({ callId: t.string, name: t.string }),
-  t.partial({ arguments: t.unknown }),
-])
+export const ToolCallData = struct({ callId: t.string, name: t.string }, { ...turnStep, arguments: t.unknown })
 /** `tool/result`. @since 0.1.0 */
-export const ToolResultData = t.intersection([
-  TurnStep,
-  t.type({ callId: t.string }),
-  t.partial({
-    message: t.unknown,
-    error: t.partial({ name: t.string, code: t.union([t.string, t.number]), message: t.string }),
-  }),
-])
+export const ToolResultData = struct(
+  { callId: t.string },
+  { ...turnStep, message: t.unknown, error: struct({}, { name: t.string, code: t.union([t.string, t.number]), message: t.string }) },
+)
 /** `subagent/started`, `subagent/finished`. @since 0.1.0 */
-export const SubagentData = t.intersection([
-  t.type({ parentSessionId: t.string, childSessionId: t.string }),
-  t.partial({ stopReason: t.string }),
-])
+export const SubagentData = struct({ parentSessionId: t.string, childSessionId: t.string }, { stopReason: t.string })
 
 // ---- turn/end reasons (SPEC §4 table) ----
 
@@ -134,7 +171,7 @@ export const reasonCodecs: Readonly<Record<string, t.Mixed>> = {
 }
 
 /** `turn/end` data: `reason` is required; `turn` optional. Validated by the decoder in two steps. @since 0.1.0 */
-export const TurnEndData = t.intersection([TurnStep, t.type({ reason: ReasonShape })])
+export const TurnEndData = struct({ reason: ReasonShape }, turnStep)
 
 /** Data codecs by event type (SPEC §4). `turn/end` is validated separately, with its reason table. @since 0.1.0 */
 export const dataCodecs = {

@@ -190,7 +190,7 @@ describe('foldEvents', () => {
     expect(r.ending.kind).toBe('answered')
     expect(r.diagnostics.map((d) => d.message)).toStrictEqual([
       'ignored an event of unknown type "todo/write"',
-      'skipped a "assistant/message" event whose data at message is not { content: Array<UnknownRecord> }',
+      'skipped a "assistant/message" event whose data at message is not { content: Array<object> }',
     ])
   })
 
