@@ -3,11 +3,28 @@
  * The `run-outcome` executable: runs `main` against the real process.
  * @module
  */
+import type { CliIO } from './io.js'
 import { main } from './main.js'
 
-const io = {
+// A reader that closes the pipe early (`| head`) ends our output, not the run: writes after EPIPE are dropped
+// and the exit status still says how the runs ended.
+let stdoutClosed = false
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') stdoutClosed = true
+})
+const stdout = {
+  write: (s: string): boolean => (stdoutClosed ? true : process.stdout.write(s)),
+  get isTTY(): boolean {
+    return process.stdout.isTTY === true
+  },
+  get columns(): number {
+    return process.stdout.columns ?? 80
+  },
+}
+
+const io: CliIO = {
   stdin: process.stdin,
-  stdout: process.stdout,
+  stdout,
   stderr: process.stderr,
   env: process.env,
   onSignal: (signal: 'SIGINT' | 'SIGTERM', handler: () => void) => {
@@ -17,11 +34,6 @@ const io = {
     }
   },
 }
-
-process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-  // a closed pipe (`| head`) ends the output quietly
-  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0)
-})
 
 main(process.argv.slice(2), io).then(
   (code) => {

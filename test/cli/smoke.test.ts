@@ -36,4 +36,14 @@ describe('built package under plain node', () => {
   it('--help exits 0', () => {
     expect(spawnCli(['--help']).code).toBe(0)
   })
+
+  it('a reader that closes the pipe early does not change the exit status (| head)', async () => {
+    const { spawn } = await import('node:child_process')
+    const { binPath } = await import('../support/cli.js')
+    // the big rollout has runs stopped by the caller: not every run answered, so the status is 1
+    const child = spawn(process.execPath, [binPath, 'replay', 'test/fixtures/codex-rollout/rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+    child.stdout.once('data', () => child.stdout.destroy())
+    const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)))
+    expect(code).toBe(1)
+  })
 })
