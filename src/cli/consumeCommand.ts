@@ -16,19 +16,24 @@ Folds agent sessions from NATS JetStream, one worker per process; start several 
 Each message on agents.<sessionId>.events carries one native event (SPEC §4). When a session's run
 ends (root idle), its RunResult JSON is put in the results bucket under <sessionId>.<n>. Each session's
 fold state is checkpointed in the state bucket; a message is acknowledged only once its effect is stored,
-so a killed worker loses nothing and nothing is applied twice. Missing stream, buckets and durable are
-created; existing ones are used as they are. Stops cleanly on SIGTERM or Ctrl-C.
+so a killed worker loses nothing and nothing is applied twice. Sessions are hashed into partitions, one
+durable each (<durable>-<p>); workers share the partitions through leases in the state bucket, and take
+over a silent worker's partitions after the lease time. Missing stream, buckets and durables are
+created; existing ones are used as they are. Stops cleanly on SIGTERM or Ctrl-C. See docs/scale-out.md.
 
 Options:
   --server URL           NATS server URL(s), comma-separated (default: $NATS_URL)
   --stream NAME          stream of the events (default ${JETSTREAM_DEFAULTS.stream})
   --subjects PATTERN     subject pattern, one '*' for the session id (default '${JETSTREAM_DEFAULTS.subjects}')
-  --durable NAME         shared durable consumer (default ${JETSTREAM_DEFAULTS.durable})
+  --durable NAME         prefix of the partitions' durables (default ${JETSTREAM_DEFAULTS.durable}: ${JETSTREAM_DEFAULTS.durable}-0, …)
   --results BUCKET       KV bucket of the results (default ${JETSTREAM_DEFAULTS.results})
   --state BUCKET         KV bucket of the checkpoints (default ${JETSTREAM_DEFAULTS.state})
   --format native        the event format (only native: its fold state is checkpointable)
-  --ack-wait SECONDS     redelivery delay after a crash, for a durable created now (default ${JETSTREAM_DEFAULTS.ackWaitSeconds})
-  --max-ack-pending N    unacknowledged messages over all workers, for a durable created now (default ${JETSTREAM_DEFAULTS.maxAckPending})
+  --partitions N         partitions of the sessions, at least the number of workers you will run;
+                         pinned by the first worker, every worker must use the same (default ${JETSTREAM_DEFAULTS.partitions})
+  --lease SECONDS        a silent worker's partitions are taken over after this (default ${JETSTREAM_DEFAULTS.leaseSeconds})
+  --ack-wait SECONDS     redelivery delay of unacknowledged messages, for durables created now (default ${JETSTREAM_DEFAULTS.ackWaitSeconds})
+  --max-ack-pending N    unacknowledged messages per durable, for durables created now (default ${JETSTREAM_DEFAULTS.maxAckPending})
   --replicas N           replicas of a stream or bucket created now (default 1)
   --batch N              messages folded per batch (default ${JETSTREAM_DEFAULTS.batch})
   --progress SECONDS     progress line interval on stderr; 0 for none (default 5)
@@ -40,11 +45,12 @@ or the connection lost.
 Examples:
   nats-server -js -sd /tmp/js &
   run-outcome consume --server nats://127.0.0.1:4222
-  run-outcome consume --server nats://n1:4222,nats://n2:4222 --replicas 3 --ack-wait 10
+  run-outcome consume --server nats://n1:4222,nats://n2:4222 --replicas 3 --partitions 8
 `
 
 const formatStats = (s: ConsumeStats, final: boolean): string =>
   `run-outcome consume: ${final ? 'stopped after ' : ''}${s.events} events (${s.eventsPerSecond}/s${final ? ' average' : ''}), ` +
+  `${final ? '' : `partitions [${s.partitions.join(',')}] of ${s.partitionCount}, `}` +
   `${s.openSessions} open sessions, ${s.resultsWritten} results written, ${s.protocolErrors} protocol errors, ` +
   `${s.duplicates} duplicates skipped, ${s.streamReads} stream reads, ${s.conflicts} conflicts, ${s.retried} retried\n`
 
@@ -76,6 +82,8 @@ export const makeConsumeCommand =
           results: { type: 'string' },
           state: { type: 'string' },
           format: { type: 'string', default: 'native' },
+          partitions: { type: 'string' },
+          lease: { type: 'string' },
           'ack-wait': { type: 'string' },
           'max-ack-pending': { type: 'string' },
           replicas: { type: 'string' },
@@ -107,6 +115,8 @@ export const makeConsumeCommand =
     const nums: Record<string, number | undefined> = {}
     for (const [key, min] of [
       ['ack-wait', 0.001],
+      ['partitions', 1],
+      ['lease', 0.3],
       ['max-ack-pending', 1],
       ['replicas', 1],
       ['batch', 1],
@@ -136,6 +146,8 @@ export const makeConsumeCommand =
           ...(v.results !== undefined ? { results: v.results } : {}),
           ...(v.state !== undefined ? { state: v.state } : {}),
           ...(nums['ack-wait'] !== undefined ? { ackWaitMs: nums['ack-wait'] * 1000 } : {}),
+          ...(nums['partitions'] !== undefined ? { partitions: nums['partitions'] } : {}),
+          ...(nums['lease'] !== undefined ? { leaseMs: nums['lease'] * 1000 } : {}),
           ...(nums['max-ack-pending'] !== undefined ? { maxAckPending: nums['max-ack-pending'] } : {}),
           ...(nums['replicas'] !== undefined ? { replicas: nums['replicas'] } : {}),
           ...(nums['batch'] !== undefined ? { batch: nums['batch'] } : {}),
@@ -155,7 +167,7 @@ export const makeConsumeCommand =
       return EXIT.usage
     }
     for (const c of worker.created) io.stderr.write(`run-outcome consume: created ${c}\n`)
-    io.stderr.write(`run-outcome consume: consuming (pid ${process.pid}); SIGTERM or Ctrl-C stops\n`)
+    io.stderr.write(`run-outcome consume: worker ${worker.id} consuming; SIGTERM or Ctrl-C stops\n`)
     const w = worker
     let signalled = false
     const removers = (['SIGTERM', 'SIGINT'] as const).map((sig) =>

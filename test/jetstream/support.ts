@@ -1,0 +1,211 @@
+/** A real nats-server for the JetStream tests, and generated interleaved agent sessions. */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { NatsConnection } from '@nats-io/transport-node'
+import { binPath, repoRoot } from '../support/cli.js'
+
+/** `true` when the nats-server binary is on PATH (CI installs it: .ci/run). */
+export const hasNatsServer = (): boolean => {
+  const r = spawnSync('nats-server', ['--version'], { encoding: 'utf8' })
+  return r.error === undefined && r.status === 0
+}
+
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address()
+      const port = typeof addr === 'object' && addr !== null ? addr.port : 0
+      srv.close(() => resolve(port))
+    })
+  })
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+
+export interface NatsServer {
+  readonly url: string
+  readonly nc: NatsConnection
+  stop(): Promise<void>
+}
+
+/** Starts `nats-server -js` on a free loopback port with a temporary store, and connects to it. */
+export const startNatsServer = async (): Promise<NatsServer> => {
+  const { connect } = await import('@nats-io/transport-node')
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'run-outcome-js-'))
+  const proc = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: 'ignore' })
+  const url = `nats://127.0.0.1:${port}`
+  let nc: NatsConnection | undefined
+  for (let i = 0; i < 100 && nc === undefined; i++) {
+    try {
+      nc = await connect({ servers: url, noAsyncTraces: true })
+    } catch {
+      await sleep(100)
+    }
+  }
+  if (nc === undefined) {
+    proc.kill('SIGKILL')
+    throw new Error('nats-server did not start')
+  }
+  const conn = nc
+  return {
+    url,
+    nc: conn,
+    stop: async () => {
+      await conn.close().catch(() => undefined)
+      if (proc.exitCode === null) {
+        const exited = new Promise((r) => proc.once('exit', r))
+        proc.kill('SIGTERM')
+        await Promise.race([exited, sleep(5000)])
+        if (proc.exitCode === null) proc.kill('SIGKILL')
+      }
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A worker: the built CLI `consume`, with its stderr collected. */
+export interface Worker {
+  readonly proc: ChildProcess
+  stderr(): string
+  /** Events applied, from the last progress line (0 before any). */
+  events(): number
+  exited: Promise<number | null>
+}
+
+export const spawnWorker = (args: ReadonlyArray<string>): Worker => {
+  const proc = spawn(process.execPath, [binPath, 'consume', ...args], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] })
+  let err = ''
+  proc.stderr?.setEncoding('utf8')
+  proc.stderr?.on('data', (d: string) => {
+    err += d
+  })
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
+  return {
+    proc,
+    stderr: () => err,
+    events: () => {
+      const all = [...err.matchAll(/ (\d+) events \(/g)]
+      const last = all[all.length - 1]
+      return last === undefined ? 0 : Number(last[1])
+    },
+    exited,
+  }
+}
+
+/** Deterministic PRNG (mulberry32). */
+export const prng = (seed: number): (() => number) => {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+type Ev = Record<string, unknown>
+const ev = (type: string, sessionId: string, data: unknown, time?: number): Ev => ({ type, sessionId, data, ...(time !== undefined ? { time } : {}) })
+
+const REASONS: ReadonlyArray<Record<string, unknown>> = [
+  { kind: 'completed' },
+  { kind: 'completed' },
+  { kind: 'completed' },
+  { kind: 'max-tokens' },
+  { kind: 'error', error: { message: 'provider failed' } },
+  { kind: 'limit', reason: 'max_turns', limit: 3 },
+  { kind: 'aborted', reason: { kind: 'user' } },
+  { kind: 'something-new' },
+]
+
+/**
+ * One session's native events (no `seq`, so a double application would double its usage): 1–3 runs, each a
+ * user message, 1–2 turns with assistant messages carrying usage (cost sometimes missing), a tool call, at times
+ * a subagent whose events carry its own sessionId, a turn end of varied kinds, then the root idle.
+ */
+export const sessionEvents = (sid: string, rand: () => number): Array<Ev> => {
+  const out: Array<Ev> = []
+  let t = 1_700_000_000_000 + Math.floor(rand() * 1e6)
+  const tick = (): number => (t += 1 + Math.floor(rand() * 500))
+  const runs = 1 + Math.floor(rand() * 3)
+  let child = 0
+  for (let r = 0; r < runs; r++) {
+    out.push(ev('user/message', sid, { message: `task ${r}` }, tick()))
+    const turns = 1 + Math.floor(rand() * 2)
+    for (let turn = 1; turn <= turns; turn++) {
+      out.push(ev('turn/start', sid, { turn }, tick()))
+      if (rand() < 0.5) out.push(ev('tool/call', sid, { callId: `c${r}.${turn}`, name: 'Bash', arguments: '{}' }, tick()))
+      if (rand() < 0.3) {
+        const kid = `${sid}-sub${++child}`
+        out.push(ev('subagent/started', sid, { parentSessionId: sid, childSessionId: kid }, tick()))
+        out.push(ev('turn/start', kid, { turn: 1 }, tick()))
+        out.push(ev('assistant/message', kid, { turn: 1, step: 1, message: { content: [{ type: 'text', text: 'sub' }] }, usage: { inputTokens: 7, outputTokens: 3 }, model: 'small', costUsd: 0.0001 }, tick()))
+        out.push(ev('turn/end', kid, { turn: 1, reason: { kind: 'completed' } }, tick()))
+        out.push(ev('subagent/finished', sid, { parentSessionId: sid, childSessionId: kid, stopReason: 'completed' }, tick()))
+      }
+      const usage = { inputTokens: 10 + Math.floor(rand() * 90), outputTokens: 1 + Math.floor(rand() * 40), cacheReadTokens: Math.floor(rand() * 50) }
+      const priced = rand() < 0.8
+      out.push(
+        ev('assistant/message', sid, { turn, step: 1, message: { content: [{ type: 'text', text: `answer ${sid} ${r}.${turn}` }] }, usage, model: 'big', ...(priced ? { costUsd: 0.001 } : {}) }, tick()),
+      )
+      const reason = turn === turns ? (REASONS[Math.floor(rand() * REASONS.length)] as Ev) : { kind: 'completed' }
+      out.push(ev('turn/end', sid, { turn, reason }, tick()))
+    }
+    out.push(ev('session/status', sid, { status: 'idle' }, tick()))
+  }
+  return out
+}
+
+/** Interleaves sessions like concurrent agents: each next event comes from a random session with events left. */
+export const interleave = (sessions: ReadonlyArray<{ sid: string; events: ReadonlyArray<Ev> }>, rand: () => number): Array<{ sid: string; event: Ev }> => {
+  const live = sessions.map((s) => ({ sid: s.sid, events: s.events, at: 0 }))
+  const out: Array<{ sid: string; event: Ev }> = []
+  while (live.length > 0) {
+    const i = Math.floor(rand() * live.length)
+    const s = live[i] as (typeof live)[number]
+    out.push({ sid: s.sid, event: s.events[s.at++] as Ev })
+    if (s.at >= s.events.length) live.splice(i, 1)
+  }
+  return out
+}
+
+/** Publishes payloads in order on one connection (pipelined; JetStream keeps the order of one publisher). */
+export const publishAll = async (nc: NatsConnection, items: ReadonlyArray<{ subject: string; payload: string }>): Promise<void> => {
+  const { jetstream } = await import('@nats-io/jetstream')
+  const js = jetstream(nc)
+  for (let i = 0; i < items.length; i += 500) {
+    await Promise.all(items.slice(i, i + 500).map((x) => js.publish(x.subject, x.payload)))
+  }
+}
+
+/** Every key → parsed JSON value of a KV bucket. */
+export const readBucket = async (nc: NatsConnection, bucket: string): Promise<Map<string, unknown>> => {
+  const { jetstream } = await import('@nats-io/jetstream')
+  const { Kvm } = await import('@nats-io/kv')
+  const kv = await new Kvm(jetstream(nc)).open(bucket)
+  const keys: Array<string> = []
+  for await (const k of await kv.keys()) keys.push(k)
+  const out = new Map<string, unknown>()
+  await Promise.all(
+    keys.map(async (k) => {
+      const e = await kv.get(k)
+      if (e !== null && e.operation === 'PUT') out.set(k, e.json())
+    }),
+  )
+  return out
+}
+
+/** Waits until `cond` holds, polling; throws with `what` after `ms`. */
+export const waitFor = async (cond: () => Promise<boolean> | boolean, ms: number, what: string): Promise<void> => {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    if (await cond()) return
+    await sleep(100)
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
