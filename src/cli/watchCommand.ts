@@ -151,7 +151,8 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     else {
       const u = snap.usage
       const activity = snap.ending.kind === 'unfinished' && snap.ending.lastEventType !== undefined ? ` · last: ${oneLine(snap.ending.lastEventType, 30)}` : ''
-      text = `${spin} run ${count + 1} · ${num(snap.turns)} turns · ${num(snap.toolCalls)} tools · ${num(u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens)}/${num(u.outputTokens)} tokens · ${snap.cost.totalUsd === null ? 'cost ?' : `$${snap.cost.totalUsd.toFixed(4)}`} · ${elapsed}${activity}`
+      const plural = (n: number, word: string): string => `${num(n)} ${word}${n === 1 ? '' : 's'}`
+      text = `${spin} run ${count + 1} · ${plural(snap.turns, 'turn')} · ${plural(snap.toolCalls, 'tool call')} · ${num(u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens)} in / ${num(u.outputTokens)} out tokens · ${snap.cost.totalUsd === null ? 'cost so far unknown' : `$${snap.cost.totalUsd.toFixed(4)}`} · ${elapsed}${activity}`
     }
     const width = (io.stderr.columns ?? 100) - 1
     io.stderr.write(`\r\x1b[K${errStyle.dim(text.length > width ? `${text.slice(0, width - 1)}…` : text)}`)

@@ -168,7 +168,10 @@ const isSseField = (text: string): boolean =>
  * @since 0.1.0
  */
 export const aiSdkReader: ReaderFactory = (emit, options): LineReader => {
-  const folder = new AiSdkFolder(emit, { file: options.file ?? null })
+  const folder = new AiSdkFolder(emit, {
+    file: options.file ?? null,
+    ...(options.live === true ? { live: options.note !== undefined ? { note: options.note } : {} } : {}),
+  })
   return {
     line(text, lineNo, unterminated) {
       let json = text

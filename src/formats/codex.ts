@@ -143,7 +143,7 @@ export const codexReader: ReaderFactory = (emit, options): LineReader => {
       return undefined
     },
     snapshot() {
-      return impl instanceof ExecReader ? impl.snapshot() : undefined
+      return impl?.snapshot()
     },
     end() {
       if (impl === undefined) impl = choose('exec')

@@ -138,7 +138,7 @@ const isSessionRecord = (v: Record<string, unknown>): boolean =>
  */
 export const geminiReader: ReaderFactory = (emit: (r: RunResult) => void, options: ReaderOptions): LineReader => {
   const file = options.file ?? null
-  const stream = new GeminiStreamReader(emit, file)
+  const stream = new GeminiStreamReader(emit, file, options.live === true ? (options.note !== undefined ? { note: options.note } : {}) : null)
   let session: GeminiSessionBuilder | null = null
   let decided = false
   return {
@@ -167,6 +167,9 @@ export const geminiReader: ReaderFactory = (emit: (r: RunResult) => void, option
       if (session !== null) session.record(v, lineNo)
       else stream.record(v, lineNo)
       return undefined
+    },
+    snapshot() {
+      return session === null ? stream.snapshot() : undefined
     },
     end() {
       if (session !== null) session.emitAll(emit)

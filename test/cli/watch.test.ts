@@ -89,4 +89,26 @@ describe('run-outcome watch', () => {
     expect(out).toHaveLength(1)
     expect(stderr).toContain(`line ${claude.length + 1}: ignored a further result record`)
   })
+
+  const liveCases: Array<[string, () => string[], string]> = [
+    ['Gemini stream-json', () => readFileSync(new URL('../fixtures/gemini-stream-json/gemini.jsonl', import.meta.url), 'utf8').trim().split('\n'), 'answered'],
+    [
+      'AI SDK UI message stream (JSONL)',
+      () => (JSON.parse(readFileSync(new URL('../fixtures/ai-sdk-ui-message-stream/react-agent-tool-calling.json', import.meta.url), 'utf8')) as unknown[]).map((x) => JSON.stringify(x)),
+      'answered',
+    ],
+    ['Codex exec --json', () => readFileSync(new URL('../fixtures/codex-exec-json/stream-output-2.jsonl', import.meta.url), 'utf8').trim().split('\n'), 'answered'],
+  ]
+  for (const [name, load, kind] of liveCases) {
+    it(`${name}: the result is printed at its terminal record, while the pipe is still open`, async () => {
+      const { child, out, exited } = start()
+      child.stdin.write(`${load().join('\n')}\n`)
+      const deadline = Date.now() + 15_000
+      while (out.length === 0 && Date.now() < deadline) await sleep(25)
+      expect(out).toHaveLength(1)
+      expect(JSON.parse(out[0]?.line ?? '{}').ending.kind).toBe(kind)
+      child.stdin.end()
+      expect(await exited).toBe(0)
+    })
+  }
 })

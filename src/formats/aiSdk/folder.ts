@@ -181,6 +181,8 @@ class Run {
 /** Facts the reader passes to every run it finishes. @internal */
 export interface FolderOptions {
   readonly file: string | null
+  /** Live stream (`watch`): hand a run out at its `finish` part; a later terminal part goes to `note`. */
+  readonly live?: { readonly note?: (line: number | undefined, message: string) => void }
 }
 
 /**
@@ -190,6 +192,8 @@ export interface FolderOptions {
 export class AiSdkFolder {
   private run = new Run()
   private emitted = 0
+  /** Live mode: the run was handed out at its finish part, and no new run has started since. */
+  private liveEnded = false
 
   constructor(
     private readonly emitResult: (r: RunResult) => void,
@@ -268,6 +272,15 @@ export class AiSdkFolder {
       if (isChatChunk(v)) this.chat(v, line)
       else this.note(line, 'skipped a record without a string type')
       return
+    }
+    if (this.liveEnded) {
+      if (type === 'finish' || type === 'error' || type === 'abort') {
+        const message = `ignored a ${type} part after the run had finished; its ending stands`
+        if (this.options.live?.note !== undefined) this.options.live.note(line, message)
+        else this.note(line, message)
+        return
+      }
+      this.liveEnded = false
     }
     const r = this.run
     // After a terminal record, content begins the next run; a new `start` (or provider message) always does.
@@ -538,6 +551,14 @@ export class AiSdkFolder {
   }
 
   private finish(v: Obj, t: string, line: number | undefined): void {
+    this.finishPart(v, t, line)
+    if (this.options.live !== undefined && this.run.finished) {
+      this.flush()
+      this.liveEnded = true
+    }
+  }
+
+  private finishPart(v: Obj, t: string, line: number | undefined): void {
     const r0 = this.run
     if (r0.finished) {
       touch(r0.draft, line)

@@ -173,6 +173,19 @@ export class RolloutReader extends DraftHolder {
     if (this.hasContent() || this.emitted === 0) this.flush()
   }
 
+  /** The open run as it stands (for live status lines), `unfinished` until it ends; `undefined` when none is open. */
+  snapshot(): RunResult | undefined {
+    if (!this.hasContent() || this.decided !== null) return undefined
+    return finishRun(this.draft, {
+      format: 'codex',
+      sessionId: this.sessionId,
+      ending: this.lastKind === undefined ? { kind: 'unfinished' } : { kind: 'unfinished', lastEventType: shortName(this.lastKind) },
+      finishReason: null,
+      response: null,
+      file: this.file,
+    })
+  }
+
   private hasContent(): boolean {
     return this.hasPrompt || this.hasTask || this.activity || this.decided !== null
   }

@@ -103,11 +103,23 @@ export class GeminiStreamReader {
   private stderrClass: string | null = null
   private stderrCode: number | null = null
 
+  /** Live mode: the run was handed out at its result, and no new run content has come since. */
+  private justEnded = false
+
   constructor(
     private readonly emit: (r: RunResult) => void,
     file: string | null,
+    private readonly live: { readonly note?: (line: number | undefined, message: string) => void } | null = null,
   ) {
     this.file = file
+  }
+
+  /** Live mode: a record after the run was handed out is reported, never a new run (K7). */
+  private late(lineNo: number, message: string): boolean {
+    if (!this.justEnded) return false
+    if (this.live?.note !== undefined) this.live.note(lineNo, message)
+    else addDiagnostic(this.run, lineNo, message)
+    return true
   }
 
   /** Diagnostics gathered before any run content (banners), to hand over if the input turns out to be a session log. */
@@ -162,6 +174,19 @@ export class GeminiStreamReader {
       default:
         addDiagnostic(this.closed !== null ? this.closed.draft : this.run, lineNo, 'ignored a record of an unknown type')
     }
+  }
+
+  /** The open run as it stands (for live status lines), `unfinished` until its result; `undefined` when none is open. */
+  snapshot(): RunResult | undefined {
+    if (!this.run.hasContent) return undefined
+    return finishRun(this.run, {
+      format: GEMINI,
+      sessionId: this.sessionId,
+      ending: this.lastType !== null ? { kind: 'unfinished', lastEventType: this.lastType } : { kind: 'unfinished' },
+      finishReason: null,
+      response: null,
+      file: this.file,
+    })
   }
 
   /** The input ended: emit the pending run and the open one (or one `unfinished` run when there was none). */
@@ -219,6 +244,7 @@ export class GeminiStreamReader {
   /** A record with run content: emits the pending run first, and notes the record's line, time and type. */
   private content(lineNo: number, ts: string | undefined, type: string): void {
     this.flush()
+    this.justEnded = false
     touch(this.run, lineNo, ts)
     this.run.hasContent = true
     this.lastType = type
@@ -307,6 +333,7 @@ export class GeminiStreamReader {
       addDiagnostic(this.closed.draft, lineNo, 'an error record after the run\'s result was kept as a diagnostic')
       return
     }
+    if (this.late(lineNo, 'an error record after the run\'s result was kept as a diagnostic')) return
     this.content(lineNo, ts, 'error')
     if (severity === 'error') {
       this.lastFatal = message
@@ -332,6 +359,7 @@ export class GeminiStreamReader {
       addDiagnostic(this.closed.draft, lineNo, 'ignored a further result record for a run that already has one')
       return
     }
+    if (this.late(lineNo, 'ignored a further result record for a run that already has one')) return
     this.content(lineNo, ts, 'result')
     const d = this.run
     let errType: string | undefined
@@ -358,6 +386,10 @@ export class GeminiStreamReader {
     }
     this.closed = { draft: d, facts }
     this.resetRun()
+    if (this.live !== null) {
+      this.flush()
+      this.justEnded = true
+    }
   }
 
   private resultEnding(status: string, hasError: boolean, errType: string | undefined, errMessage: string | undefined): RunEnding {
