@@ -13,7 +13,7 @@ import { createGunzip } from 'node:zlib'
 import { Readable } from 'node:stream'
 import type { ProtocolError } from '../core/ProtocolError.js'
 import type { FormatName, RunResult } from '../core/RunResult.js'
-import { detectDocument, detectLines, formatByName } from '../formats/index.js'
+import { detectDocument, detectLines, formatByName, formats } from '../formats/index.js'
 import type { FormatModule, LineReader, ReaderOptions } from '../formats/types.js'
 import { LineSplitter } from '../io/lines.js'
 import { attachSubagents, subagentFilesOf } from './claudeSubagents.js'
@@ -22,6 +22,7 @@ import { attachSubagents, subagentFilesOf } from './claudeSubagents.js'
 export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
 const SNIFF_LINES = 20
+const formatNames = (): string => formats.map((f) => f.name).join(', ')
 const SNIFF_BYTES = 256 * 1024
 const SNIFF_WAIT_MS = 150
 
@@ -156,7 +157,10 @@ export const replayStream = async (
   while ((headLines < SNIFF_LINES && headBytes < SNIFF_BYTES) || (headLines === 0 && headBytes < headCap)) {
     pending ??= it.next()
     const haveJson = sniffValues.some((x) => typeof x === 'object' && x !== null)
-    const n = haveJson ? await Promise.race([pending, new Promise<'pause'>((res) => setTimeout(res, SNIFF_WAIT_MS, 'pause'))]) : await pending
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const n = haveJson ? await Promise.race([pending, new Promise<'pause'>((res) => (timer = setTimeout(res, SNIFF_WAIT_MS, 'pause')))]) : await pending
+    // a timer left pending would hold the process (and every CLI run) open for SNIFF_WAIT_MS after the replay
+    if (timer !== undefined) clearTimeout(timer)
     if (n === 'pause') break
     pending = undefined
     if (n.done) {
@@ -194,10 +198,19 @@ export const replayStream = async (
     // an input with no non-blank line yields no run: read it as native, which gives one unfinished run (SPEC §1)
     if (module === undefined && !documentMode && eof && headLines === 0) module = formatByName('native')
     if (module === undefined && !documentMode) {
-      throw new ReplayError('undetected', `could not detect the format${fileLabel ? ` of ${fileLabel}` : ''}; pass --format (one of the names in --help)`)
+      throw new ReplayError('undetected', `could not detect the format${fileLabel ? ` of ${fileLabel}` : ''}; name it (--format, or the format option: ${formatNames()})`)
     }
   } else {
     documentMode = module.reader === undefined || (module.readDocument !== undefined && looksLikeDocument)
+    // an explicit format that does not match what the first lines look like: say so, read it as asked
+    if (!documentMode && anyJson && (module.sniffLines?.(sniffValues) ?? 0) === 0) {
+      const likely = detectLines(sniffValues)
+      notes.push(
+        likely !== undefined
+          ? `the first lines look like ${likely.name}, not ${module.name}; read as ${module.name} as asked (try --format auto)`
+          : `the first lines do not look like ${module.name}; read as asked (try --format auto)`,
+      )
+    }
   }
   if (documentMode) {
     const max = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES
@@ -224,7 +237,7 @@ export const replayStream = async (
     text = ''
     const m = module ?? detectDocument(doc)
     if (m === undefined || m.readDocument === undefined) {
-      throw new ReplayError('undetected', `could not detect the format of the JSON document${fileLabel ? ` ${fileLabel}` : ''}; pass --format`)
+      throw new ReplayError('undetected', `could not detect the format of the JSON document${fileLabel ? ` ${fileLabel}` : ''}; name it (--format, or the format option: ${formatNames()})`)
     }
     for (const r of m.readDocument(doc, readerOptions)) onRun(r)
     return { format: m.name, notes }
