@@ -90,6 +90,10 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
   }
   if (!isDir) return replayOne(createReadStream(input, { highWaterMark: 256 * 1024 }), input, input, options, io, true, await subagentsOf(input))
   const files = await listLogFiles(input, (p, why) => io.stderr.write(`run-outcome: skipped ${display(p)}: ${why}\n`))
+  if (files.length === 0) {
+    io.stderr.write(`run-outcome: no log files under ${display(input)} (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)\n`)
+    return EXIT.usage
+  }
   let code: number = EXIT.ok
   for (const f of files) code = worst(code, await replayOne(createReadStream(f, { highWaterMark: 256 * 1024 }), f, f, options, io, false, await subagentsOf(f)))
   return code

@@ -83,8 +83,10 @@ export const figures = (r: RunResult): string =>
  */
 export const formatRun = (r: RunResult, label: string, style: Style = makeStyle(false)): string => {
   const k = r.ending.kind
-  const header = `${style.mark(k)} ${style.ending(k, style.bold(describeEnding(r.ending)))}${r.inferred ? style.dim(' (inferred)') : ''}  ${style.dim(`${label} · ${r.format}${r.finishReason !== null ? ` · ${oneLine(r.finishReason, 40)}` : ''}`)}`
+  const header = `${style.mark(k)} ${style.ending(k, style.bold(describeEnding(r.ending)))}${r.inferred ? style.dim(' (inferred)') : ''}  ${style.dim(`${label} · ${r.format}`)}`
   const rows: Array<[string, string]> = []
+  // the source's own terminal word, as written (it can say "success" next to an error flag: SPEC §2 rule 4)
+  if (r.finishReason !== null) rows.push(['recorded as', style.dim(oneLine(r.finishReason, 60))])
   if (r.response !== null && r.response !== '') rows.push(['response', `“${oneLine(r.response, 120)}”`])
   if (r.ending.kind === 'suspended') {
     for (const p of r.ending.pending.slice(0, 3)) rows.push(['pending', `${oneLine(p.kind, 20)} ${p.toolName !== undefined ? oneLine(p.toolName, 40) : ''} ${style.dim(oneLine(p.id, 40))}`.trim()])

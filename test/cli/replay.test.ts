@@ -116,4 +116,16 @@ describe('run-outcome replay (in-process main)', () => {
       expect(runs[0].children).toStrictEqual([{ sessionId: 'x1', ending: { kind: 'unfinished', lastEventType: 'tool_use' }, finishReason: null }])
     }
   })
+
+  it('a directory with no logs exits 2 and says so; a wrong explicit --format gets a hint', async () => {
+    const empty = join(dir, 'nothing-here')
+    mkdirSync(empty, { recursive: true })
+    writeFileSync(join(empty, 'readme.md'), '# notes\n')
+    const r = await runCli(['replay', empty])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`no log files under ${empty}`)
+    const claude = new URL('../fixtures/claude-code-stream-json/claude.jsonl', import.meta.url).pathname
+    const w = await runCli(['replay', '--format', 'codex', claude])
+    expect(w.stderr).toContain('the first lines look like claude-code, not codex')
+  })
 })

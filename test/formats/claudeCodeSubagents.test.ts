@@ -2,12 +2,13 @@
  * Subagent files of Claude Code sessions (`<session>/subagents/*.jsonl`) are folded into the parent session's
  * runs as children, with their inferred endings and their usage (src/node/claudeSubagents.ts).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { createReadStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { replayFile } from '../../src/node/replay.js'
+import type { RunResult } from '../../src/core/RunResult.js'
+import { replayFile, replayStream } from '../../src/node/replay.js'
 import { attachSubagents, subagentFilesOf } from '../../src/node/claudeSubagents.js'
 
 const usage = (input: number, output: number): object => ({ input_tokens: input, output_tokens: output, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 })
@@ -73,7 +74,9 @@ describe('subagentFilesOf', () => {
 describe('attachSubagents', () => {
   it('adds each subagent to the run it ran in, as a child with its ending, and adds its usage', async () => {
     const { session } = setup()
-    const runs = await replayFile(session)
+    // the session's own runs, before its subagents are attached (replayFile attaches them itself)
+    const runs: Array<RunResult> = []
+    await replayStream(createReadStream(session), (r) => runs.push(r), { file: session })
     expect(runs.map((r) => r.ending.kind)).toEqual(['answered', 'answered'])
     expect(runs[0]?.children).toEqual([{ sessionId: 'abc', ending: { kind: 'answered' }, finishReason: 'completed' }])
     // the background Agent call has launched but not finished: its child is unfinished until its file is read
@@ -82,6 +85,7 @@ describe('attachSubagents', () => {
 
     const out = await attachSubagents(runs, session)
     expect(JSON.stringify(runs)).toBe(before) // inputs unchanged
+    expect(await replayFile(session)).toEqual(out) // replayFile reads the subagent files with the session
     const [a, b] = out
     // run 1: parent p1 + p2 (10/5 each) and subagent s1 (last copy 100/20) + s2 (50/7)
     expect(a?.children).toEqual([{ sessionId: 'abc', ending: { kind: 'answered' }, finishReason: 'completed' }])
