@@ -224,7 +224,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     io.stdout.write(
       `${style.bold(`${num(t.runs)} run${t.runs === 1 ? '' : 's'}`)} in ${num(agg.filesRead)} file${agg.filesRead === 1 ? '' : 's'}` +
         `${agg.skipped.length > 0 ? style.dim(` (${agg.skipped.length} skipped: format not recognised or unreadable)`) : ''}` +
-        ` · success ${pct(t)} · cost $${t.costUsd.toFixed(4)} over ${num(withCost)} run${withCost === 1 ? '' : 's'}` +
+        ` · success ${pct(t)} · ${withCost === 0 ? 'cost unknown (no run reports one)' : `cost $${t.costUsd.toFixed(4)} over ${num(withCost)} run${withCost === 1 ? '' : 's'}`}` +
         `${t.runsWithoutCost > 0 ? ` (${num(t.runsWithoutCost)} without cost${prices === undefined ? '; --prices can estimate it' : ''})` : ''}` +
         `${t.runsWithEstimatedCost > 0 ? ' · * estimated' : ''}\n\n`,
     )
@@ -232,12 +232,16 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       by === 'ending'
         ? endingKinds.filter((k) => agg.byEnding.has(k)).map((k) => [k, agg.byEnding.get(k) as GroupTotals])
         : [...agg.groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    io.stdout.write(`${groupTable(by, rows, t, style, by === 'ending')}\n\n`)
+    io.stdout.write(`${groupTable(by, rows, t, style, by === 'ending')}\n`)
+    if (by === 'model') io.stdout.write(style.dim('a run that used several models is counted under each, with that model\'s tokens and cost\n'))
+    io.stdout.write('\n')
     const slow = topTable('slowest runs', agg.slowest, style)
     if (slow !== '') io.stdout.write(`${slow}\n`)
     const dear = topTable('most expensive runs', agg.mostExpensive, style)
     if (dear !== '') io.stdout.write(`${dear}\n`)
     for (const p of agg.protocolErrors.slice(0, 5)) io.stderr.write(`run-outcome stats: protocol error: ${p.message}\n`)
+    for (const k of agg.skipped.slice(0, 5)) io.stderr.write(`run-outcome stats: skipped ${k.file}: ${k.why === 'undetected' ? 'format not recognised' : k.why === 'too-large' ? 'a JSON document over 64 MB' : k.why === 'not-json' ? 'not valid JSON' : 'not readable'}\n`)
+    if (agg.skipped.length > 5) io.stderr.write(`run-outcome stats: … and ${agg.skipped.length - 5} more skipped (--json lists up to 100)\n`)
   }
   return code
 }

@@ -62,8 +62,10 @@ const costOf = (u: ModelUsage, p: ModelPrice): number =>
   (u.inputTokens * p.input + u.cacheReadTokens * (p.cachedInput ?? p.input) + u.cacheWriteTokens * (p.cacheWrite ?? p.input) + u.outputTokens * p.output) / 1e6
 
 /**
- * A copy of `result` whose missing cost is estimated from `table`. Unchanged when the cost is complete, when
- * the run used no tokens, or when any model with usage has no price.
+ * A copy of `result` whose missing costs are estimated from `table`, model by model: a model whose cost is
+ * unknown and that has a price gets an estimated `costUsd`; a model without a price keeps `null`, and then the
+ * run's `totalUsd` stays `null` (a partial sum would look complete, bug kind K12). Unchanged when the cost is
+ * already complete or the run has no usage. `cost.estimated` is set when any figure was estimated.
  * @since 0.1.0
  */
 export const estimateCost = (result: RunResult, table: PriceTable): RunResult => {
@@ -71,14 +73,30 @@ export const estimateCost = (result: RunResult, table: PriceTable): RunResult =>
   const models = Object.entries(result.usage.byModel)
   if (models.length === 0) return result
   let total = 0
+  let unpriced = 0
+  let estimated = false
   const byModel: Array<[string, ModelUsage]> = []
   for (const [model, u] of models) {
+    if (u.costUsd !== null) {
+      total += u.costUsd
+      byModel.push([model, u])
+      continue
+    }
     const p = priceOf(table, model)
-    if (p === undefined) return result
-    const c = u.costUsd ?? costOf(u, p)
+    if (p === undefined) {
+      unpriced++
+      byModel.push([model, u])
+      continue
+    }
+    const c = costOf(u, p)
     total += c
+    estimated = true
     byModel.push([model, { ...u, costUsd: Math.round(c * 1e12) / 1e12 }])
   }
-  const cost: Cost = { totalUsd: Math.round(total * 1e12) / 1e12, complete: true, missing: 0, estimated: true }
+  if (!estimated) return result
+  const cost: Cost =
+    unpriced === 0
+      ? { totalUsd: Math.round(total * 1e12) / 1e12, complete: true, missing: 0, estimated: true }
+      : { totalUsd: null, complete: false, missing: unpriced, estimated: true }
   return { ...result, usage: { ...result.usage, byModel: Object.fromEntries(byModel) }, cost }
 }
