@@ -9,6 +9,7 @@
  * @module
  */
 import type { RunEnding } from './RunEnding.js'
+import { isoFromMs, msFromIso } from './time.js'
 
 /** Token counts in disjoint buckets (tokens). @since 0.1.0 */
 export interface UsageBuckets {
@@ -353,11 +354,11 @@ const usd = (x: number): number => Math.round(x * 1e12) / 1e12
 
 const timeMs = (t: number | string | null): number | null => {
   if (t === null) return null
-  const ms = typeof t === 'number' ? t : Date.parse(t)
+  const ms = typeof t === 'number' ? t : msFromIso(t)
   return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? ms : null
 }
 
-const isoOf = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
+const isoOf = (ms: number | null): string | null => (ms === null ? null : isoFromMs(ms))
 
 /** What a reader knows about a run when it finishes it. @since 0.1.0 */
 export interface RunFacts {
