@@ -6,12 +6,12 @@
 // runs with a root idle), spawns the built CLI (`node dist/cli/bin.js consume`) that many times, and measures
 // the time from the workers' start until the durable has no pending and no unacknowledged message.
 //
-// Usage: npm run build && node bench/jetstream.mjs [--sessions 2000] [--events 20] [--workers 1,2] [--batch 256]
+// Usage: npm run build && node bench/jetstream.mjs [--sessions 2000] [--events 20] [--workers 1,2] [--partitions 2] [--batch 256]
 // Needs nats-server on PATH (Debian: apt-get install nats-server) and the @nats-io/* dev dependencies.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -21,7 +21,8 @@ const { values } = parseArgs({
     sessions: { type: 'string', default: '2000' },
     events: { type: 'string', default: '20' },
     workers: { type: 'string', default: '1,2' },
-    batch: { type: 'string', default: '1024' },
+    batch: { type: 'string', default: '256' },
+    partitions: { type: 'string', default: '2' },
   },
 })
 const SESSIONS = Number(values.sessions)
@@ -114,7 +115,7 @@ const measure = async (workers) => {
   const jsm = await jetstreamManager(nc)
   const t0 = performance.now()
   const procs = Array.from({ length: workers }, () =>
-    spawn(process.execPath, [bin, 'consume', '--server', url, '--batch', values.batch, '--progress', process.env.BENCH_PROGRESS ?? '0'], {
+    spawn(process.execPath, [bin, 'consume', '--server', url, '--batch', values.batch, '--partitions', values.partitions, '--lease', '2', '--progress', process.env.BENCH_PROGRESS ?? '0'], {
       stdio: ['ignore', 'ignore', process.env.BENCH_PROGRESS ? 'inherit' : 'pipe'],
     }),
   )
@@ -134,8 +135,10 @@ const measure = async (workers) => {
     if (performance.now() - t0 > 600_000) throw new Error(`timed out; worker stderr:\n${stderr}`)
   }
   await sleep(1000)
-  const info = await jsm.consumers.info('AGENT_EVENTS', 'run-outcome')
-  if (info.num_pending !== 0 || info.num_ack_pending !== 0) console.log(`note: ${info.num_pending} pending, ${info.num_ack_pending} unacknowledged after the last result`)
+  for (let p = 0; p < Number(values.partitions); p++) {
+    const info = await jsm.consumers.info('AGENT_EVENTS', `run-outcome-${p}`)
+    if (info.num_pending !== 0 || info.num_ack_pending !== 0) console.log(`note: run-outcome-${p} has ${info.num_pending} pending, ${info.num_ack_pending} unacknowledged after the last result`)
+  }
   const kvInfo = await jsm.streams.info('KV_RUN_RESULTS')
   for (const p of procs) p.kill('SIGTERM')
   await Promise.all(procs.map((p) => new Promise((r) => p.once('exit', r))))
@@ -146,7 +149,7 @@ const measure = async (workers) => {
   return { workers, total, results: kvInfo.state.messages, seconds: elapsed / 1000, eventsPerSecond: Math.round(total / (elapsed / 1000)) }
 }
 
-console.log(`run-outcome consume throughput: ${SESSIONS} sessions × ${EVENTS_PER_SESSION} events, batch ${values.batch}, node ${process.version}`)
+console.log(`run-outcome consume throughput: ${SESSIONS} sessions × ${EVENTS_PER_SESSION} events, ${values.partitions} partitions, batch ${values.batch}, node ${process.version}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
 for (const w of WORKERS) {
   const r = await measure(w)
   console.log(`${r.workers} worker(s): ${r.total} events in ${r.seconds.toFixed(2)} s = ${r.eventsPerSecond} events/s (${r.results} results)`)

@@ -33,11 +33,11 @@ import * as E from 'fp-ts/lib/Either.js'
 import { hostname } from 'node:os'
 import { hasOpenRun } from '../core/fold.js'
 import type { RunResult } from '../core/RunResult.js'
-import { applyMessage, cloneCheckpoint, decodeCheckpoint, encodeCheckpoint, newCheckpoint, type SessionCheckpoint } from './checkpoint.js'
+import { applyMessage, decodeCheckpoint, encodeCheckpoint, newCheckpoint, type SessionCheckpoint } from './checkpoint.js'
 import { loadNatsClients, type NatsClients } from './clients.js'
 import { DeliverySet } from './deliveries.js'
 import { isValidName, JETSTREAM_DEFAULTS, resultKey, sessionFromSubject, sessionKey, sessionTokenIndex } from './keys.js'
-import { CONFIG_KEY, leaseKey, partitionDurable, partitionOf, rebalance, StalenessTracker, WORKERS_KEY, type PartitionView } from './partitions.js'
+import { configKey, leaseKey, partitionDurable, partitionOf, rebalance, StalenessTracker, workersKey, type PartitionView } from './partitions.js'
 
 /** Options of {@link startConsumer}; every name defaults to {@link JETSTREAM_DEFAULTS}. @since 0.1.0 */
 export interface ConsumeOptions {
@@ -261,17 +261,17 @@ export const ensureTopology = async (clients: NatsClients, js: JetStreamClient, 
   const resultsKv = await bucket(cfg.results)
   const stateKv = await bucket(cfg.state)
   // pin the partition count: every worker must hash sessions the same way
-  const pinned = await stateKv.get(CONFIG_KEY)
+  const pinned = await stateKv.get(configKey(cfg.durable))
   if (pinned === null || pinned.operation !== 'PUT') {
-    await stateKv.create(CONFIG_KEY, JSON.stringify({ partitions: cfg.partitions })).catch((e: unknown) => {
+    await stateKv.create(configKey(cfg.durable), JSON.stringify({ partitions: cfg.partitions })).catch((e: unknown) => {
       if (!isWrongLastSequence(e)) throw e
     })
   }
-  const config = await stateKv.get(CONFIG_KEY)
+  const config = await stateKv.get(configKey(cfg.durable))
   const count = config === null ? undefined : (config.json() as { partitions?: unknown } | null)?.partitions
   if (count !== cfg.partitions) {
     throw new ConsumeSetupError(
-      `the state bucket ${cfg.state} is pinned to ${typeof count === 'number' ? count : 'another'} partition(s), not ${cfg.partitions}; start every worker with --partitions ${typeof count === 'number' ? count : 'N'} (docs/scale-out.md says how to change it)`,
+      `the workers of ${cfg.durable} are pinned to ${typeof count === 'number' ? count : 'another'} partition(s), not ${cfg.partitions}; start every worker with --partitions ${typeof count === 'number' ? count : 'N'} (docs/scale-out.md says how to change it)`,
     )
   }
   for (let p = 0; p < cfg.partitions; p++) {
@@ -483,7 +483,10 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
     try {
       for (let attempt = 1; ; attempt++) {
         const entry = await load(session)
-        const cp = cloneCheckpoint(entry.cp)
+        // applied in place: the cached copy is dropped on any failure below, and only this call touches the
+        // session (a batch has one group per subject; batches run one after the other)
+        const cp = entry.cp
+        cache.delete(session)
         const closed: Array<{ n: number; result: RunResult }> = []
         let applied = 0
         let errors = 0
@@ -516,11 +519,13 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
         }
         streamReads += reads
         if (applied === 0) {
+          remember(session, entry) // unchanged
           duplicates += dups
           ackAll(items)
           return
         }
         for (const c of closed) await writeResult(session, c.n, c.result)
+        cp.fold.closed = null // transient (the run the last event closed): written above, no need to store it twice
         const text = encodeCheckpoint(cp)
         let revision: number
         try {
@@ -528,7 +533,6 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
         } catch (e) {
           if (!isWrongLastSequence(e)) throw e
           conflicts++
-          cache.delete(session)
           if (attempt >= MAX_ATTEMPTS) {
             warn(`a session kept changing under this worker (${MAX_ATTEMPTS} attempts); its messages will be retried`)
             nakAll(items, NAK_DELAY_MS)
@@ -669,7 +673,7 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
   /** Bumps this worker's counter (or removes it when `leaving`), drops silent workers; returns the live count. */
   const heartbeat = async (now: number, leaving = false): Promise<number> => {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const e = await stateKv.get(WORKERS_KEY)
+      const e = await stateKv.get(workersKey(cfg.durable))
       const current = e !== null && e.operation === 'PUT' ? (e.json() as Record<string, unknown> | null) : null
       const next: Record<string, number> = {}
       let live = leaving ? 0 : 1
@@ -685,8 +689,8 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       if (!leaving) next[id] = ++beats
       try {
         const text = JSON.stringify(next)
-        if (e === null || e.operation !== 'PUT') await stateKv.create(WORKERS_KEY, text)
-        else await stateKv.update(WORKERS_KEY, text, e.revision)
+        if (e === null || e.operation !== 'PUT') await stateKv.create(workersKey(cfg.durable), text)
+        else await stateKv.update(workersKey(cfg.durable), text, e.revision)
         return live
       } catch (err) {
         if (!isWrongLastSequence(err)) throw err
@@ -710,7 +714,7 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       for (const part of parts) {
         if (!part.held) continue
         try {
-          part.leaseRevision = await stateKv.update(leaseKey(part.index), leaseValue(), part.leaseRevision)
+          part.leaseRevision = await stateKv.update(leaseKey(cfg.durable, part.index), leaseValue(), part.leaseRevision)
         } catch (e) {
           if (stopping) return
           // taken by another worker: stop; any other failure (a timeout): keep going, the next tick retries
@@ -725,12 +729,12 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
           views.push({ partition: part.index, state: 'mine' })
           continue
         }
-        const e = await stateKv.get(leaseKey(part.index))
+        const e = await stateKv.get(leaseKey(cfg.durable, part.index))
         if (e === null || e.operation !== 'PUT') {
           revisions.set(part.index, 0)
           views.push({ partition: part.index, state: 'free' })
         } else {
-          const stale = tracker.observe(leaseKey(part.index), e.revision, now)
+          const stale = tracker.observe(leaseKey(cfg.durable, part.index), e.revision, now)
           revisions.set(part.index, e.revision)
           views.push({ partition: part.index, state: stale ? 'free' : 'taken' })
         }
@@ -739,25 +743,25 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       for (const p of plan.release) {
         const part = parts[p] as Partition
         await stopPartition(part)
-        await stateKv.delete(leaseKey(p), { previousSeq: part.leaseRevision }).catch(() => undefined)
+        await stateKv.delete(leaseKey(cfg.durable, p), { previousSeq: part.leaseRevision }).catch(() => undefined)
       }
       for (const p of plan.acquire) {
         if (stopping) return
         const part = parts[p] as Partition
         const seen = revisions.get(p) ?? 0
         try {
-          part.leaseRevision = seen === 0 ? await stateKv.create(leaseKey(p), leaseValue()) : await stateKv.update(leaseKey(p), leaseValue(), seen)
+          part.leaseRevision = seen === 0 ? await stateKv.create(leaseKey(cfg.durable, p), leaseValue()) : await stateKv.update(leaseKey(cfg.durable, p), leaseValue(), seen)
         } catch (e) {
           if (!isWrongLastSequence(e)) warn(`could not take partition ${p}: ${shortMessage(e)}`)
           continue // another worker was quicker
         }
-        tracker.forget(leaseKey(p))
+        tracker.forget(leaseKey(cfg.durable, p))
         try {
           await startPartition(part)
         } catch (e) {
           warn(`could not start partition ${p}: ${shortMessage(e)}`)
           part.held = false
-          await stateKv.delete(leaseKey(p), { previousSeq: part.leaseRevision }).catch(() => undefined)
+          await stateKv.delete(leaseKey(cfg.durable, p), { previousSeq: part.leaseRevision }).catch(() => undefined)
         }
       }
     } catch (e) {
@@ -847,7 +851,7 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       for (const part of parts) {
         if (!part.held) continue
         part.held = false
-        await stateKv.delete(leaseKey(part.index), { previousSeq: part.leaseRevision }).catch(() => undefined)
+        await stateKv.delete(leaseKey(cfg.durable, part.index), { previousSeq: part.leaseRevision }).catch(() => undefined)
       }
       await heartbeat(Date.now(), true).catch(() => undefined)
       if (owned) await nc.drain().catch(() => undefined)

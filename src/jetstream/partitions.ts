@@ -6,8 +6,10 @@
  * Partition `p` has its own durable (`<durable>-<p>`), which sees every event; the worker that holds the
  * partition's lease folds the events of that partition's sessions and acknowledges the others at once.
  *
- * Leases and heartbeats are keys of the state bucket (`_lease.<p>` per partition, `_workers.all` for the
- * heartbeats, `_config.partitions` pinning the partition count). An owner rewrites its lease and bumps its
+ * Leases and heartbeats are keys of the state bucket, per durable prefix (`_lease.<durable>.<p>` per
+ * partition, `_workers.<durable>` for the heartbeats, `_config.<durable>` pinning the partition count), so two
+ * groups of workers with different durables may share the buckets: each folds every session, and the
+ * checkpoints' compare-and-set keeps them from applying an event twice. An owner rewrites its lease and bumps its
  * heartbeat every third of the lease time; another worker calls a lease or a heartbeat stale when it has not
  * changed for a whole lease time **by its own clock**, so clocks of different machines never need to agree.
  * Session keys never contain a dot, so these keys cannot clash with them.
@@ -25,12 +27,12 @@ export const partitionOf = (sessionId: string, partitions: number): number => {
   return h % partitions
 }
 
-/** KV key of a partition's lease. @since 0.1.0 */
-export const leaseKey = (p: number): string => `_lease.${p}`
-/** KV key of the workers' heartbeats: `{ "<worker id>": <counter> }`, each worker bumping its own. @since 0.1.0 */
-export const WORKERS_KEY = '_workers.all'
-/** KV key of the deployment's pinned settings (`{ partitions }`). @since 0.1.0 */
-export const CONFIG_KEY = '_config.partitions'
+/** KV key of the lease of partition `p` of the workers using durable prefix `durable`. @since 0.1.0 */
+export const leaseKey = (durable: string, p: number): string => `_lease.${durable}.${p}`
+/** KV key of the heartbeats of the workers using `durable`: `{ "<worker id>": <counter> }`, each bumping its own. @since 0.1.0 */
+export const workersKey = (durable: string): string => `_workers.${durable}`
+/** KV key pinning the partition count of the workers using `durable` (`{ partitions }`). @since 0.1.0 */
+export const configKey = (durable: string): string => `_config.${durable}`
 
 /** The durable of partition `p` (`run-outcome` → `run-outcome-0`, …). @since 0.1.0 */
 export const partitionDurable = (durable: string, p: number): string => `${durable}-${p}`

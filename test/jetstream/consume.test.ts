@@ -141,8 +141,13 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     // every event applied exactly once: each checkpoint counts the session's events
     const states = await readBucket(server.nc, 'RUN_STATE')
     // besides the checkpoints (keys without a dot): the pinned partition count, the leases and the heartbeats
-    expect([...states.keys()].filter((k) => k.includes('.')).sort()).toStrictEqual(['_config.partitions', '_lease.0', '_lease.1', '_workers.all'])
-    expect(states.get('_config.partitions')).toStrictEqual({ partitions: 2 })
+    expect([...states.keys()].filter((k) => k.includes('.')).sort()).toStrictEqual([
+      '_config.run-outcome',
+      '_lease.run-outcome.0',
+      '_lease.run-outcome.1',
+      '_workers.run-outcome',
+    ])
+    expect(states.get('_config.run-outcome')).toStrictEqual({ partitions: 2 })
     expect(states.size).toBe(sessions.length + 4)
     for (const s of sessions) {
       const cp = states.get(sessionKey(s.sid)) as SessionCheckpoint
@@ -163,7 +168,10 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     expect(a2.stderr()).toMatch(/partitions \[[01]\] of 2/)
     // a clean stop releases the leases at once
     const after = await readBucket(server.nc, 'RUN_STATE')
-    expect([after.has('_lease.0'), after.has('_lease.1')]).toStrictEqual([false, false])
+    expect([after.has('_lease.run-outcome.0'), after.has('_lease.run-outcome.1')]).toStrictEqual([false, false])
+    // the survivor read the stream to order the sessions it took over (it did not hold their earlier deliveries)
+    const finalLine = /(\d+) duplicates skipped, (\d+) stream reads/.exec(b.stderr().split('\n').filter((l) => l.includes('stopped after')).pop() ?? '')
+    expect(Number(finalLine?.[2])).toBeGreaterThan(0)
     console.log(`jetstream: events applied by A ${a.events()} (last report before the kill), A' ${a2.events()}, B ${b.events()}`)
   }, 170_000)
 
@@ -258,7 +266,7 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     expect((await consumerInfo('PRE', 'pre-0')).config.ack_wait).toBe(nanos(7000))
     // a worker with another partition count refuses the pinned deployment
     await expect(startConsumer({ servers: server.url, ...names, partitions: 3, progressIntervalMs: 0 })).rejects.toThrow(
-      'the state bucket PRE_STATE is pinned to 1 partition(s), not 3; start every worker with --partitions 1',
+      'the workers of pre are pinned to 1 partition(s), not 3; start every worker with --partitions 1',
     )
   }, 60_000)
 
@@ -281,6 +289,39 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     expect(stored.size).toBe(want.length)
     expect((await streamInfo('KV_DUP_RESULTS')).state.messages).toBe(want.length)
   }, 60_000)
+
+  it('two groups of workers folding the same sessions into the same buckets race safely (compare-and-set)', async () => {
+    const rand = prng(21)
+    const sessions = Array.from({ length: 150 }, (_, i) => ({ sid: `r-${i}`, events: sessionEvents(`r-${i}`, rand) }))
+    const order = interleave(sessions, rand)
+    const names = { stream: 'RACE', subjects: 'race.*.events', results: 'RACE_RESULTS', state: 'RACE_STATE', partitions: 2, progressIntervalMs: 0, batch: 32 }
+    const one = await startConsumer({ servers: server.url, ...names, durable: 'race-a' })
+    const two = await startConsumer({ servers: server.url, ...names, durable: 'race-b' })
+    consumers.push(one, two)
+    await publishAll(
+      server.nc,
+      order.map((x) => ({ subject: `race.${x.sid}.events`, payload: JSON.stringify(x.event) })),
+    )
+    const total = order.length
+    // each group sees every event once: applied by it, or found already applied by the other
+    await waitFor(() => [one, two].every((c) => c.stats().events + c.stats().duplicates >= total), 60_000, 'both groups')
+    await Promise.all([one.stop(), two.stop()])
+    const a = one.stats()
+    const b = two.stats()
+    console.log(`jetstream race: applied ${a.events} + ${b.events}, duplicates ${a.duplicates} + ${b.duplicates}, conflicts ${a.conflicts} + ${b.conflicts}, stream reads ${a.streamReads} + ${b.streamReads}`)
+    expect(a.events + b.events).toBe(total)
+    const stored = await readBucket(server.nc, 'RACE_RESULTS')
+    const states = await readBucket(server.nc, 'RACE_STATE')
+    let runs = 0
+    for (const s of sessions) {
+      const want = expectedRuns(s.events)
+      runs += want.length
+      want.forEach((r, i) => expect(stored.get(resultKey(s.sid, i + 1))).toStrictEqual(r))
+      expect((states.get(sessionKey(s.sid)) as SessionCheckpoint).applied).toBe(s.events.length)
+    }
+    expect(stored.size).toBe(runs)
+    expect((await streamInfo('KV_RACE_RESULTS')).state.messages).toBe(runs)
+  }, 90_000)
 
   it('consume exits 2 with one line when the server cannot be reached', async () => {
     const w = spawnWorker(['--server', 'nats://127.0.0.1:1'])
