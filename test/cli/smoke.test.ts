@@ -46,4 +46,20 @@ describe('built package under plain node', () => {
     const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)))
     expect(code).toBe(1)
   })
+
+  it("the README's library example runs as written and prints what its comments say", async () => {
+    const { readFileSync } = await import('node:fs')
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    const start = readme.indexOf("```ts\nimport { foldEvents")
+    expect(start).toBeGreaterThan(-1)
+    const code = readme.slice(start + 6, readme.indexOf('```', start + 6))
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: repoRoot, encoding: 'utf8' })
+    expect(out.stderr).toBe('')
+    expect(out.stdout.trim().split('\n')).toStrictEqual([
+      "{ kind: 'answered' } true",
+      'answered Done.',
+      "{ kind: 'answered' } 1048",
+      "{ kind: 'cut_off', finishReason: 'max_tokens' }",
+    ])
+  })
 })
