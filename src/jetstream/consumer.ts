@@ -318,7 +318,7 @@ interface Partition {
   /** First stream sequence the durable's incarnation delivers (1 for deliver-all), or Infinity when unknown. */
   start: number
   /** Deliveries of this durable this worker holds (see the module doc, point 1). */
-  readonly deliveries: DeliverySet
+  deliveries: DeliverySet
   lastDelivery: number
   /** `false` once deliveries arrived out of order in this process: every check then reads the stream. */
   trust: boolean
@@ -649,7 +649,14 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
 
   const startPartition = async (part: Partition): Promise<void> => {
     const info = await jsm.consumers.info(cfg.stream, part.durable)
-    part.incarnation = `${part.durable}@${info.created}`
+    const incarnation = `${part.durable}@${info.created}`
+    if (incarnation !== part.incarnation) {
+      // a durable recreated since this worker last held it numbers its deliveries anew
+      part.incarnation = incarnation
+      part.deliveries = new DeliverySet()
+      part.lastDelivery = 0
+      part.trust = true
+    }
     const policy = info.config.deliver_policy
     part.start = policy === 'all' ? 1 : policy === 'by_start_sequence' ? (info.config.opt_start_seq ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY
     part.consumer = await js.consumers.get(cfg.stream, part.durable)
@@ -837,6 +844,7 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
     stopped ??= (async () => {
       stopping = true
       clearInterval(membership)
+      while (ticking) await sleep(20)
       if (ticker !== undefined) clearInterval(ticker)
       for (const part of parts) part.fetching?.stop()
       notifySpace()
