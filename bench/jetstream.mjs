@@ -9,7 +9,7 @@
 // Usage: npm run build && node bench/jetstream.mjs [--sessions 2000] [--events 20] [--workers 1,2] [--partitions 2] [--batch 256]
 // Needs nats-server on PATH (Debian: apt-get install nats-server) and the @nats-io/* dev dependencies.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -45,6 +45,16 @@ const freePort = () =>
   })
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+/** CPU seconds (user + system) a process has used so far (Linux /proc; null elsewhere). */
+const cpuSeconds = (pid) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return null
+  }
+}
 
 const startServer = async () => {
   const port = await freePort()
@@ -113,6 +123,7 @@ const measure = async (workers) => {
   const { url, proc, dir, nc } = await startServer()
   const { total, runs } = await publishAll(nc)
   const jsm = await jetstreamManager(nc)
+  const serverCpu0 = cpuSeconds(proc.pid)
   const t0 = performance.now()
   const procs = Array.from({ length: workers }, () =>
     spawn(process.execPath, [bin, 'consume', '--server', url, '--batch', values.batch, '--partitions', values.partitions, '--lease', '2', '--progress', process.env.BENCH_PROGRESS ?? '0'], {
@@ -125,6 +136,7 @@ const measure = async (workers) => {
   // all. (Polling consumer info instead would slow the server down: on 2.9, the info of a durable with a
   // wildcard filter counts its pending messages by scanning, holding the consumer's lock.)
   let elapsed = 0
+  let cpu = { server: null, workers: [] }
   for (;;) {
     await sleep(50)
     const stored = await jsm.streams.info('KV_RUN_RESULTS').then((i) => i.state.messages, () => 0)
@@ -132,6 +144,7 @@ const measure = async (workers) => {
       elapsed = performance.now() - t0
       break
     }
+    cpu = { server: cpuSeconds(proc.pid), workers: procs.map((p) => cpuSeconds(p.pid)) }
     if (performance.now() - t0 > 600_000) throw new Error(`timed out; worker stderr:\n${stderr}`)
   }
   await sleep(1000)
@@ -146,11 +159,13 @@ const measure = async (workers) => {
   proc.kill('SIGTERM')
   await new Promise((r) => proc.once('exit', r))
   rmSync(dir, { recursive: true, force: true })
-  return { workers, total, results: kvInfo.state.messages, seconds: elapsed / 1000, eventsPerSecond: Math.round(total / (elapsed / 1000)) }
+  const server = cpu.server !== null && serverCpu0 !== null ? (cpu.server - serverCpu0).toFixed(1) : '?'
+  const workerCpu = cpu.workers.map((c) => (c === null ? '?' : c.toFixed(1))).join(' + ')
+  return { workers, total, results: kvInfo.state.messages, seconds: elapsed / 1000, eventsPerSecond: Math.round(total / (elapsed / 1000)), cpu: `CPU s: server ${server}, workers ${workerCpu}` }
 }
 
 console.log(`run-outcome consume throughput: ${SESSIONS} sessions × ${EVENTS_PER_SESSION} events, ${values.partitions} partitions, batch ${values.batch}, node ${process.version}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
 for (const w of WORKERS) {
   const r = await measure(w)
-  console.log(`${r.workers} worker(s): ${r.total} events in ${r.seconds.toFixed(2)} s = ${r.eventsPerSecond} events/s (${r.results} results)`)
+  console.log(`${r.workers} worker(s): ${r.total} events in ${r.seconds.toFixed(2)} s = ${r.eventsPerSecond} events/s (${r.results} results; ${r.cpu})`)
 }

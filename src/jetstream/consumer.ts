@@ -336,6 +336,8 @@ const MAX_ATTEMPTS = 8
 const SESSION_CONCURRENCY = 64
 /** How long one pull request waits for messages when the stream is idle. */
 const FETCH_EXPIRES_MS = 5000
+/** Most messages asked for per pull request (larger pulls stalled now and then against nats-server 2.9). */
+const MAX_PULL = 256
 
 const pool = async <T>(items: ReadonlyArray<T>, limit: number, fn: (item: T) => Promise<void>): Promise<void> => {
   let next = 0
@@ -569,7 +571,8 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
   }
 
   // ---- partitions: pulling ----
-  // One pull request at a time per partition (fetch), issued only while less than a batch waits: this bounds
+  // One pull request at a time per partition (fetch, at most MAX_PULL messages), issued only while less than a
+  // batch waits: this bounds
   // what the worker holds (and what could wait out ack_wait), and keeps nats-server 2.9 fast (overlapping pull
   // requests of several clients on one durable, as consume() issues them, slow it down badly).
   const queue: Array<Item> = []
@@ -631,7 +634,7 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       if (stopping || !part.held) break
       try {
         if (part.consumer === undefined) throw new Error('no consumer')
-        const messages = await part.consumer.fetch({ max_messages: cfg.batch, expires: FETCH_EXPIRES_MS })
+        const messages = await part.consumer.fetch({ max_messages: Math.min(cfg.batch, MAX_PULL), expires: FETCH_EXPIRES_MS })
         part.fetching = messages
         for await (const m of messages) receive(part, m)
         lastError = ''
