@@ -1,4 +1,5 @@
 /** The JetStream consumer's pure parts (no server): keys, checkpoints, deliveries, partitions, the client loader, the CLI's usage errors. */
+import { spawnSync } from 'node:child_process'
 import * as E from 'fp-ts/lib/Either.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -19,7 +20,7 @@ import { DeliverySet } from '../../src/jetstream/deliveries.js'
 import { resultKey, sessionFromSubject, sessionIdOfKey, sessionKey, sessionTokenIndex, subjectForSession } from '../../src/jetstream/keys.js'
 import { partitionOf, rebalance, StalenessTracker } from '../../src/jetstream/partitions.js'
 import { numRuns, validTraceArb } from '../support/arbitraries.js'
-import { runCli } from '../support/cli.js'
+import { binPath, repoRoot, runCli } from '../support/cli.js'
 
 const runs = numRuns()
 console.log(`jetstream unit properties: ${runs} runs (FC_NUM_RUNS)`)
@@ -277,5 +278,31 @@ describe('consume usage', () => {
     expect([name.code, name.stderr]).toStrictEqual([2, "run-outcome consume: the stream name may contain only letters, digits, '-' and '_'\n"])
     const extra = await runCli(['consume', 'file.jsonl'])
     expect(extra.code).toBe(2)
+  })
+})
+
+describe('the built package without the NATS clients', () => {
+  // a resolve hook that makes every @nats-io package missing, as in an install without the optional peers
+  const hook = `export async function resolve(specifier, context, next) {
+    if (specifier.startsWith('@nats-io/')) throw Object.assign(new Error("Cannot find package '" + specifier + "'"), { code: 'ERR_MODULE_NOT_FOUND' })
+    return next(specifier, context)
+  }`
+  const register = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)})`)}`
+  const node = (args: ReadonlyArray<string>) => spawnSync(process.execPath, ['--import', register, ...args], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 })
+
+  it('loads the core, the CLI and run-outcome/jetstream, and consume says which packages to add', () => {
+    const script = `
+      const core = await import('run-outcome')
+      const js = await import('run-outcome/jetstream')
+      console.log(JSON.stringify([typeof core.foldEvents, typeof js.startConsumer, js.sessionKey('a:b')]))
+    `
+    const loaded = node(['--input-type=module', '-e', script])
+    expect([loaded.stderr, JSON.parse(loaded.stdout)]).toStrictEqual(['', ['function', 'function', '=YTpi']])
+    const consume = node([binPath, 'consume', '--server', 'nats://127.0.0.1:1'])
+    expect([consume.status, consume.stderr]).toStrictEqual([
+      2,
+      'run-outcome consume: the JetStream consumer needs the NATS clients, optional peer dependencies of run-outcome that are not installed: @nats-io/transport-node, @nats-io/jetstream, @nats-io/kv. Add them with: npm install @nats-io/transport-node@^3.4.0 @nats-io/jetstream@^3.4.0 @nats-io/kv@^3.4.0\n',
+    ])
+    expect(node([binPath, 'replay', '--help']).status).toBe(0)
   })
 })
