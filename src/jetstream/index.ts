@@ -44,6 +44,7 @@ export {
   resultKey,
   isValidName,
 } from './keys.js'
+export { partitionOf, partitionDurable, leaseKey, workersKey, configKey, rebalance, StalenessTracker, type PartitionView } from './partitions.js'
 export {
   loadNatsClients,
   MissingNatsClientsError,
