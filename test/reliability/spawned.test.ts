@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { judge, runBin, runMain } from './support/cliCheck.js'
+import { distIsFresh, judge, runBinSettled, runMain } from './support/cliCheck.js'
 import { loadSeeds, mutation, type Mutation } from './support/mutate.js'
 import { saveFailure } from './support/failures.js'
 import { figure } from './support/runs.js'
@@ -19,6 +19,10 @@ const seeds = loadSeeds(join(ROOT, 'test/fixtures'), [['examples/native/session.
 
 describe('corpus mutations as real processes', () => {
   it(`${SPAWNED} spawned CLI runs: exit codes of SPEC §1, no stack trace, same answer as in-process`, async () => {
+    // a dist/ older than src/ (a local tree edited since the last build; never in CI) answers with older code:
+    // then only the checks that need no in-process twin are made
+    const fresh = distIsFresh()
+    if (!fresh) figure('spawned: dist/ is older than src/ — exit codes and stdout are not compared with the in-process run')
     const failures: Array<{ m: Mutation; problems: ReadonlyArray<string> }> = []
     const codes = [0, 0, 0, 0]
     let faults = 0
@@ -28,11 +32,11 @@ describe('corpus mutations as real processes', () => {
       while (next < SPAWNED) {
         const m = mutation(SEED, next++, seeds)
         faults += m.ops.length
-        const [real, inProcess] = await Promise.all([runBin(m.argv, m.input), runMain(m.argv, m.input)])
+        const [real, inProcess] = await Promise.all([runBinSettled(m.argv, m.input), runMain(m.argv, m.input)])
         const problems = judge(real, m.argv, true).problems
         if (real.signal !== null) problems.push(`killed by ${real.signal}`)
-        if (real.code !== inProcess.code) problems.push(`exit ${real.code} as a process, ${inProcess.code} in-process`)
-        else if (real.stdout !== inProcess.stdout) problems.push('stdout differs from the in-process run')
+        if (fresh && real.code !== inProcess.code) problems.push(`exit ${real.code} as a process, ${inProcess.code} in-process`)
+        else if (fresh && real.stdout !== inProcess.stdout) problems.push('stdout differs from the in-process run')
         if (real.code >= 0 && real.code <= 3) codes[real.code] = (codes[real.code] ?? 0) + 1
         if (problems.length > 0) {
           failures.push({ m, problems })

@@ -4,6 +4,8 @@
  * with `--json` one well-formed §3 object per line whose exit code agrees with the endings.
  */
 import { spawn } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { main } from '../../../src/cli/main.js'
 import { RunEndingCodec } from '../../../src/core/FoldStateCodec.js'
@@ -52,6 +54,53 @@ export const runBin = (argv: ReadonlyArray<string>, input: Buffer, nodeArgs: Rea
     child.stdin.on('error', () => {}) // the CLI may stop reading early (a protocol error): EPIPE is fine
     child.stdin.end(input)
   })
+
+/**
+ * `true` when the process failed to load the built modules (a `dist/` being rebuilt by another build on the same
+ * tree while it started): not an answer of the CLI. A broken build fails the same way every time.
+ */
+const isLoadFailure = (stderr: string): boolean =>
+  /dist\//.test(stderr) && /SyntaxError: The requested module|ERR_MODULE_NOT_FOUND|Cannot find module|Unexpected end of input/.test(stderr)
+
+/** {@link runBin}, started again (up to 3 times, 2 s apart) when the process could not load `dist/`. */
+export const runBinSettled = async (argv: ReadonlyArray<string>, input: Buffer, nodeArgs: ReadonlyArray<string> = []): Promise<CliOutcome & { signal: string | null }> => {
+  let o = await runBin(argv, input, nodeArgs)
+  for (let attempt = 1; attempt < 3 && isLoadFailure(o.stderr); attempt++) {
+    await new Promise((r) => setTimeout(r, 2000))
+    o = await runBin(argv, input, nodeArgs)
+  }
+  return o
+}
+
+const newest = (dir: string, ext: string): { newest: number; oldest: number } => {
+  let n = 0
+  let o = Number.POSITIVE_INFINITY
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name)
+      if (e.isDirectory()) walk(p)
+      else if (e.name.endsWith(ext)) {
+        const t = statSync(p).mtimeMs
+        n = Math.max(n, t)
+        o = Math.min(o, t)
+      }
+    }
+  }
+  walk(dir)
+  return { newest: n, oldest: o }
+}
+
+/**
+ * `true` when `dist/` was built after the last change to `src/` (always so in CI, which builds on install).
+ * A stale `dist/` answers with older code, so comparing its output with the in-process run means nothing.
+ */
+export const distIsFresh = (): boolean => {
+  try {
+    return newest(join(repoRoot, 'src'), '.ts').newest <= newest(join(repoRoot, 'dist'), '.js').oldest
+  } catch {
+    return false
+  }
+}
 
 /** A preload that prints the process's peak resident set size (KiB) on stderr at exit: `maxrss=N`. */
 export const MAXRSS_PRELOAD = [
