@@ -3,7 +3,7 @@
  * @module
  */
 import { catchError, concat, defer, EMPTY, ignoreElements, map, of, type Observable, type OperatorFunction } from 'rxjs'
-import { currentResult, NativeFolder } from '../core/fold.js'
+import { currentResult, hasOpenRun, NativeFolder } from '../core/fold.js'
 import type { RunResult } from '../core/RunResult.js'
 import { failedByStream, type RunOperatorOptions } from './options.js'
 
@@ -43,7 +43,14 @@ export function reduceRun(options: RunOperatorOptions = {}): OperatorFunction<un
           }),
           ignoreElements(),
         ),
-        defer(() => of(streamError !== undefined ? failedByStream(folder.state, streamError.error) : currentResult(folder.state))),
+        // a source error ends the open run; between runs there is none, and the last run stands
+        defer(() =>
+          of(
+            streamError !== undefined && (hasOpenRun(folder.state) || folder.state.lastClosed === null)
+              ? failedByStream(folder.state, streamError.error)
+              : currentResult(folder.state),
+          ),
+        ),
       )
     })
 }

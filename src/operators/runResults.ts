@@ -48,7 +48,8 @@ export function runResults(options: RunOperatorOptions = {}): OperatorFunction<u
         ),
         defer(() => {
           if (folder.state.done) return EMPTY
-          if (streamError !== undefined) return of(failedByStream(folder.state, streamError.error))
+          // a source error ends the open run; between runs there is nothing to end
+          if (streamError !== undefined) return hasOpenRun(folder.state) ? of(failedByStream(folder.state, streamError.error)) : EMPTY
           return hasOpenRun(folder.state) ? of(currentResult(folder.state)) : EMPTY
         }),
       )

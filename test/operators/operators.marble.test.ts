@@ -115,6 +115,10 @@ describe('reduceRun()', () => {
         r: { ...r, ending: { kind: 'failed', reason: 'error', phase: 'stream', error: { message: 'connection reset', name: 'Error' } }, response: null },
       })
     }))
+  it("sourceError: 'fail' between runs: the last run stands", () =>
+    scheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold('a-c-i-#', { a, c, i }, new Error('gone')).pipe(reduceRun({ sourceError: 'fail' }))).toBe('------(r|)', { r: runs([a, c, i])[0] })
+    }))
   it('malformed event → error, source unsubscribed', () =>
     scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const src = cold('a-x-c|', { a, x: bad, c })
@@ -153,6 +157,16 @@ describe('runResults()', () => {
       expectObservable(cold('a-b-c-i---a-c|', { a, b, c, i }).pipe(runResults())).toBe('------x------(y|)', {
         x: r1,
         y: runs([a, b, c, i, a, c])[1],
+      })
+    }))
+  it("sourceError: 'fail' after a closed run emits no extra run; mid-run it ends the run as failed", () =>
+    scheduler().run(({ cold, expectObservable }) => {
+      const r1 = runs([a, c, i])[0]
+      expectObservable(cold('a-c-i-#', { a, c, i }, new Error('gone')).pipe(runResults({ sourceError: 'fail' }))).toBe('----x-|', { x: r1 })
+      const open = runs([a, c, i, a])[1]
+      expectObservable(cold('a-c-i-a-#', { a, c, i }, new Error('gone')).pipe(runResults({ sourceError: 'fail' }))).toBe('----x---(y|)', {
+        x: r1,
+        y: { ...open, ending: { kind: 'failed', reason: 'error', phase: 'stream', error: { message: 'gone', name: 'Error' } }, response: null },
       })
     }))
   it('a never-completing source still gets each result on time', () =>
