@@ -572,9 +572,8 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
 
   // ---- partitions: pulling ----
   // One pull request at a time per partition (fetch, at most MAX_PULL messages), issued only while less than a
-  // batch waits: this bounds
-  // what the worker holds (and what could wait out ack_wait), and keeps nats-server 2.9 fast (overlapping pull
-  // requests of several clients on one durable, as consume() issues them, slow it down badly).
+  // batch waits: this bounds what the worker holds (and what could wait out ack_wait), and keeps nats-server 2.9
+  // fast (overlapping pull requests, as consume() issues them, slow it down badly; docs/scale-out.md §2).
   const queue: Array<Item> = []
   let wake: (() => void) | undefined
   const spaceWaiters: Array<() => void> = []
@@ -675,7 +674,7 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
   }
 
   // ---- partitions: leases ----
-  // Heartbeats: one key (`_workers`) maps each worker id to a counter its owner bumps every tick
+  // Heartbeats: one key (`_workers.<durable>`) maps each worker id to a counter its owner bumps every tick
   // (compare-and-set). Listing keys instead (kv.keys) creates a consumer per call, which stalls pulls on 2.9.
   const tracker = new StalenessTracker(cfg.leaseMs)
   let beats = 0
@@ -684,7 +683,13 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
   const heartbeat = async (now: number, leaving = false): Promise<number> => {
     for (let attempt = 0; attempt < 5; attempt++) {
       const e = await stateKv.get(workersKey(cfg.durable))
-      const current = e !== null && e.operation === 'PUT' ? (e.json() as Record<string, unknown> | null) : null
+      let current: Record<string, unknown> | null = null
+      try {
+        current = e !== null && e.operation === 'PUT' ? (e.json() as Record<string, unknown> | null) : null
+      } catch {
+        current = null // not JSON: rewritten below
+      }
+      if (typeof current !== 'object' || Array.isArray(current)) current = null
       const next: Record<string, number> = {}
       let live = leaving ? 0 : 1
       for (const [w, n] of Object.entries(current ?? {})) {
