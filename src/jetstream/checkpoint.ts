@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { boundedJson } from '../core/boundedJson.js'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { cloneState, initialState, NativeFolder, type FoldState } from '../core/fold.js'
@@ -71,7 +72,7 @@ export const newCheckpoint = (session: string): SessionCheckpoint => ({
 export const cloneCheckpoint = (cp: SessionCheckpoint): SessionCheckpoint => ({ ...cp, fold: cloneState(cp.fold) })
 
 /** The JSON text of a checkpoint. @since 0.1.0 */
-export const encodeCheckpoint = (cp: SessionCheckpoint): string => JSON.stringify(cp)
+export const encodeCheckpoint = (cp: SessionCheckpoint): string => boundedJson(cp)
 
 /**
  * Parses and validates a stored checkpoint.

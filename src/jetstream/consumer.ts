@@ -26,6 +26,7 @@
  *
  * @module
  */
+import { boundedJson } from '../core/boundedJson.js'
 import type { Consumer, JetStreamClient, JetStreamManager, JsMsg, StoredMsg } from '@nats-io/jetstream'
 import type { KV } from '@nats-io/kv'
 import type { NatsConnection } from '@nats-io/transport-node'
@@ -442,7 +443,7 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
 
   const writeResult = async (session: string, n: number, result: RunResult): Promise<void> => {
     try {
-      await resultsKv.create(resultKey(session, n), JSON.stringify(result))
+      await resultsKv.create(resultKey(session, n), boundedJson(result))
       resultsWritten++
     } catch (e) {
       // written by an earlier attempt (this worker before a crash, or another worker): the same deterministic value
