@@ -22,10 +22,13 @@ const ignored = (
   sessionId: string | null,
   path?: string,
   expected?: string,
+  seq?: number,
 ): E.Either<ProtocolError, SessionEvent> =>
   E.right({
     type: 'run-outcome/ignored',
     sessionId,
+    // a valid seq is kept, so a re-delivered unknown or malformed event is dropped like any other
+    ...(seq !== undefined ? { seq } : {}),
     data: {
       originalType,
       why,
@@ -98,12 +101,12 @@ const decodeBare = (
   if (seq !== undefined && !isSeq(seq)) return ignored(type, 'envelope', sessionId, 'seq', 'a non-negative integer')
   const time = o['time']
   if (time !== undefined && !isTime(time)) return ignored(type, 'envelope', sessionId, 'time', 'epoch milliseconds or an ISO-8601 string')
-  if (!isKnownEventType(type)) return ignored(type, 'unknown-type', sessionId)
+  if (!isKnownEventType(type)) return ignored(type, 'unknown-type', sessionId, undefined, undefined, seq as number | undefined)
   const codec: t.Mixed = dataCodecs[type]
   if (!codec.is(data)) {
     const decoded = codec.decode(data)
     const { path, expected } = firstError(E.isLeft(decoded) ? decoded.left : [])
-    return ignored(type, 'malformed', sessionId, path, expected)
+    return ignored(type, 'malformed', sessionId, path, expected, seq as number | undefined)
   }
   // The common case — a bare event that names its session and carries its data — is already a SessionEvent:
   // hand it on by identity (nothing downstream stores or changes it) instead of copying it per event.

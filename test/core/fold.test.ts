@@ -185,6 +185,14 @@ describe('foldEvents', () => {
     ])
   })
 
+  it('a re-delivered unknown event is dropped by its seq like any other', () => {
+    const r = right(foldEvents([{ ...turnStart(1), seq: 1 }, { ...ev('todo/write', {}), seq: 2 }, { ...ev('todo/write', {}), seq: 2 }, { ...turnEnd(1, { kind: 'completed' }), seq: 3 }]))
+    expect(r.diagnostics.map((d) => d.message)).toStrictEqual([
+      'ignored an event of unknown type "todo/write"',
+      'dropped a repeated delivery (seq 2 was already applied in this session)',
+    ])
+  })
+
   it('unknown types and malformed non-terminal events are diagnostics, not errors', () => {
     const r = right(foldEvents([turnStart(1), ev('todo/write', {}), ev('assistant/message', { message: 42 }), turnEnd(1, { kind: 'completed' })]))
     expect(r.ending.kind).toBe('answered')
