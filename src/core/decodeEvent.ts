@@ -11,7 +11,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import type * as t from 'io-ts'
-import { dataCodecs, isKnownEventType, reasonCodecs, type IgnoredEvent, type SessionEvent } from './events.js'
+import { dataCodecs, reasonCodecs, type IgnoredEvent, type SessionEvent } from './events.js'
 import { ioTsExpected, ioTsPath, ProtocolError } from './ProtocolError.js'
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
@@ -23,8 +23,7 @@ const ignored = (
   path?: string,
   expected?: string,
   seq?: number,
-): E.Either<ProtocolError, SessionEvent> =>
-  E.right({
+): SessionEvent => ({
     type: 'run-outcome/ignored',
     sessionId,
     // a valid seq is kept, so a re-delivered unknown or malformed event is dropped like any other
@@ -35,7 +34,7 @@ const ignored = (
       ...(path !== undefined ? { path } : {}),
       ...(expected !== undefined ? { expected } : {}),
     },
-  })
+  }) as SessionEvent
 
 const firstError = (errors: t.Errors): { path: string; expected: string } => {
   const e = errors[0]
@@ -74,25 +73,62 @@ const validateTurnEnd = (data: unknown, index: number): ProtocolError | undefine
 const isSeq = (u: unknown): u is number => typeof u === 'number' && Number.isInteger(u) && u >= 0
 const isTime = (u: unknown): u is number | string => (typeof u === 'number' && Number.isFinite(u)) || typeof u === 'string'
 
+/**
+ * The codec of a known event type. A `switch` ordered by how often each type occurs (text deltas first):
+ * comparing the type with a few literals is cheaper than hashing the freshly parsed string for a Map lookup.
+ */
+const codecOf = (type: string): t.Mixed | undefined => {
+  switch (type) {
+    case 'assistant/chunk':
+      return dataCodecs['assistant/chunk']
+    case 'assistant/message':
+      return dataCodecs['assistant/message']
+    case 'tool/call':
+      return dataCodecs['tool/call']
+    case 'tool/result':
+      return dataCodecs['tool/result']
+    case 'step/start':
+      return dataCodecs['step/start']
+    case 'step/end':
+      return dataCodecs['step/end']
+    case 'turn/start':
+      return dataCodecs['turn/start']
+    case 'turn/end':
+      return dataCodecs['turn/end']
+    case 'session/status':
+      return dataCodecs['session/status']
+    case 'agent/inbox/spliced':
+      return dataCodecs['agent/inbox/spliced']
+    case 'user/message':
+      return dataCodecs['user/message']
+    case 'subagent/started':
+      return dataCodecs['subagent/started']
+    case 'subagent/finished':
+      return dataCodecs['subagent/finished']
+    default:
+      return undefined
+  }
+}
+
 /** Decodes a bare event `{ type, sessionId?, seq?, time?, data }`; `sessionOverride` comes from a wrapper. */
 const decodeBare = (
   o: Record<string, unknown>,
   index: number,
   sessionOverride: string | null | undefined,
   typePath: string,
-): E.Either<ProtocolError, SessionEvent> => {
+): SessionEvent | ProtocolError => {
   const type = o['type']
   if (typeof type !== 'string') {
-    return E.left(new ProtocolError({ kind: 'event', index, path: typePath, expected: 'string' }))
+    return new ProtocolError({ kind: 'event', index, path: typePath, expected: 'string' })
   }
   const data = o['data'] === undefined ? {} : o['data']
   if (type === 'run-outcome/ignored' && isObject(data) && typeof data['originalType'] === 'string') {
     // an event this decoder already produced: pass it through unchanged
-    return E.right(o as unknown as SessionEvent)
+    return o as unknown as SessionEvent
   }
   if (type === 'turn/end') {
     const bad = validateTurnEnd(o['data'], index)
-    if (bad !== undefined) return E.left(bad)
+    if (bad !== undefined) return bad
   }
   const sid = sessionOverride !== undefined ? sessionOverride : o['sessionId']
   if (sid !== undefined && sid !== null && typeof sid !== 'string') return ignored(type, 'envelope', null, 'sessionId', 'string')
@@ -101,8 +137,8 @@ const decodeBare = (
   if (seq !== undefined && !isSeq(seq)) return ignored(type, 'envelope', sessionId, 'seq', 'a non-negative integer')
   const time = o['time']
   if (time !== undefined && !isTime(time)) return ignored(type, 'envelope', sessionId, 'time', 'epoch milliseconds or an ISO-8601 string')
-  if (!isKnownEventType(type)) return ignored(type, 'unknown-type', sessionId, undefined, undefined, seq as number | undefined)
-  const codec: t.Mixed = dataCodecs[type]
+  const codec = codecOf(type)
+  if (codec === undefined) return ignored(type, 'unknown-type', sessionId, undefined, undefined, seq as number | undefined)
   if (!codec.is(data)) {
     const decoded = codec.decode(data)
     const { path, expected } = firstError(E.isLeft(decoded) ? decoded.left : [])
@@ -110,7 +146,7 @@ const decodeBare = (
   }
   // The common case — a bare event that names its session and carries its data — is already a SessionEvent:
   // hand it on by identity (nothing downstream stores or changes it) instead of copying it per event.
-  if (sessionOverride === undefined && typeof sid === 'string' && o['data'] !== undefined) return E.right(o as unknown as SessionEvent)
+  if (sessionOverride === undefined && typeof sid === 'string' && o['data'] !== undefined) return o as unknown as SessionEvent
   const ev: { type: string; sessionId: string | null; seq?: number; time?: number | string; data: unknown } = {
     type,
     sessionId,
@@ -118,7 +154,7 @@ const decodeBare = (
   }
   if (seq !== undefined) ev.seq = seq
   if (time !== undefined) ev.time = time
-  return E.right(ev as SessionEvent)
+  return ev as SessionEvent
 }
 
 /**
@@ -132,13 +168,23 @@ const decodeBare = (
  * @since 0.1.0
  */
 export const decodeEvent = (input: unknown, index: number): E.Either<ProtocolError, SessionEvent> => {
-  if (!isObject(input)) return E.left(new ProtocolError({ kind: 'event', index, path: '', expected: 'an event object' }))
+  const r = decodeEventRaw(input, index)
+  return r instanceof ProtocolError ? E.left(r) : E.right(r)
+}
+
+/**
+ * {@link decodeEvent} without the `Either` wrapper (no allocation per event): the event, or the `ProtocolError`.
+ * The fold's hot path. Never throws.
+ * @internal
+ */
+export const decodeEventRaw = (input: unknown, index: number): SessionEvent | ProtocolError => {
+  if (!isObject(input)) return new ProtocolError({ kind: 'event', index, path: '', expected: 'an event object' })
   const method = input['method']
   if (typeof method === 'string' && input['type'] === undefined) {
     const params = input['params']
     if (method === 'session.event' && isObject(params)) {
       const event = params['event']
-      if (!isObject(event)) return E.left(new ProtocolError({ kind: 'event', index, path: 'params.event', expected: 'an event object' }))
+      if (!isObject(event)) return new ProtocolError({ kind: 'event', index, path: 'params.event', expected: 'an event object' })
       const sid = params['sessionId']
       return decodeBare(event, index, typeof sid === 'string' ? sid : null, 'params.event.type')
     }

@@ -14,9 +14,9 @@
  * @module
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { decodeEvent } from './decodeEvent.js'
+import { decodeEventRaw } from './decodeEvent.js'
 import type { SessionEvent } from './events.js'
-import type { ProtocolError } from './ProtocolError.js'
+import { ProtocolError } from './ProtocolError.js'
 import type { RunEnding } from './RunEnding.js'
 import {
   addDiagnostic,
@@ -380,9 +380,9 @@ export class NativeFolder {
   }
   /** Decodes and applies one input. Returns the `ProtocolError` if it is malformed (the state is unchanged). */
   push(input: unknown, line?: number): ProtocolError | undefined {
-    const decoded = decodeEvent(input, this.state.events)
-    if (E.isLeft(decoded)) return line === undefined ? decoded.left : decoded.left.at(line)
-    applyEvent(this.state, decoded.right, line, this.cache)
+    const decoded = decodeEventRaw(input, this.state.events)
+    if (decoded instanceof ProtocolError) return line === undefined ? decoded : decoded.at(line)
+    applyEvent(this.state, decoded, line, this.cache)
     return undefined
   }
 }
