@@ -2,7 +2,7 @@
  * `reduceRun()`: one `RunResult` when the source completes.
  * @module
  */
-import { catchError, concat, defer, EMPTY, ignoreElements, map, of, type Observable, type OperatorFunction } from 'rxjs'
+import { catchError, defer, EMPTY, map, reduce, type Observable, type OperatorFunction } from 'rxjs'
 import { currentResult, hasOpenRun, NativeFolder } from '../core/fold.js'
 import type { RunResult } from '../core/RunResult.js'
 import { failedByStream, type RunOperatorOptions } from './options.js'
@@ -35,21 +35,18 @@ export function reduceRun(options: RunOperatorOptions = {}): OperatorFunction<un
               }),
             )
           : source
-      return concat(
-        input.pipe(
-          map((value) => {
-            const err = folder.push(value)
-            if (err !== undefined) throw err
-          }),
-          ignoreElements(),
-        ),
-        // a source error ends the open run; between runs there is none, and the last run stands
-        defer(() =>
-          of(
-            streamError !== undefined && (hasOpenRun(folder.state) || folder.state.lastClosed === null)
-              ? failedByStream(folder.state, streamError.error)
-              : currentResult(folder.state),
-          ),
+      // one operator per event: the accumulator applies it (a throw inside `reduce` becomes the error
+      // notification and unsubscribes from the source); on completion the last run is emitted
+      return input.pipe(
+        reduce((_: null, value: unknown) => {
+          const err = folder.push(value)
+          if (err !== undefined) throw err
+          return null
+        }, null),
+        map(() =>
+          streamError !== undefined && (hasOpenRun(folder.state) || folder.state.lastClosed === null)
+            ? failedByStream(folder.state, streamError.error)
+            : currentResult(folder.state),
         ),
       )
     })
