@@ -66,13 +66,19 @@ if (task === 'floor') {
     }
     carry = start < buf.length ? buf.subarray(start) : null
   }
-  const repeat = Number(extra ?? 5)
+  const repeat = Number(extra ?? 7)
   const fold = []
   const op = []
+  const gc = globalThis.gc ?? (() => {})
+  // one warm-up of each (JIT), then alternate, collecting garbage before every timed pass
+  foldEvents(events)
+  await lastValueFrom(from(events).pipe(reduceRun()))
   for (let i = 0; i < repeat; i++) {
+    gc()
     let t = performance.now()
     foldEvents(events)
     fold.push(performance.now() - t)
+    gc()
     t = performance.now()
     await lastValueFrom(from(events).pipe(reduceRun()))
     op.push(performance.now() - t)

@@ -36,7 +36,7 @@ const file = async (format, n) => {
 }
 
 const child = (task, path, extra) => {
-  const r = spawnSync(process.execPath, [new URL('./child.mjs', import.meta.url).pathname, task, path, ...(extra ? [String(extra)] : [])], {
+  const r = spawnSync(process.execPath, [...(task === 'operators' ? ['--expose-gc'] : []), new URL('./child.mjs', import.meta.url).pathname, task, path, ...(extra ? [String(extra)] : [])], {
     encoding: 'utf8',
     maxBuffer: 64 << 20,
   })
@@ -100,7 +100,7 @@ for (let round = 1; round <= rounds; round++) {
   cpu.libCodex.push(lx.cpuMs / fx.cpuMs)
   rss.libCodex.push(lx.rssMB)
 }
-const ops = child('operators', native, quick ? 2 : 5)
+const ops = child('operators', native, quick ? 2 : 7)
 const bigLib = child('lib', nativeBig)
 
 const F = median(rows.floor)
