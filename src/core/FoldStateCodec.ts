@@ -113,14 +113,23 @@ export const encodeFoldState = (state: FoldState): string => boundedJson(state)
  * **Fails with** `ProtocolError` kind `event` (path into the state) when the text is not JSON or not a state.
  * @since 0.1.0
  */
-export const decodeFoldState = (json: string): E.Either<ProtocolError, FoldState> => {
+export const decodeFoldState = (json: string): E.Either<ProtocolError, FoldState> => decodeJsonWith(FoldStateCodec, json, 'a fold state')
+
+/**
+ * Parses JSON text and validates it with `codec`: the value, or a `ProtocolError` of kind `json` (not JSON)
+ * or `event` (the data path and expected type of the first mismatch), never echoing the text. Used for
+ * checkpoints (fold states here, session checkpoints in the JetStream worker).
+ * @internal
+ */
+export const decodeJsonWith = <A>(codec: t.Type<A, unknown, unknown>, text: string, what: string): E.Either<ProtocolError, A> => {
   let value: unknown
   try {
-    value = JSON.parse(json)
+    value = JSON.parse(text)
   } catch {
-    return E.left(new ProtocolError({ kind: 'json', index: 0, path: '', expected: 'a JSON fold state' }))
+    return E.left(new ProtocolError({ kind: 'json', index: 0, path: '', expected: `a JSON ${what.replace(/^an? /, '')}` }))
   }
-  const decoded = FoldStateCodec.decode(value)
+  if (codec.is(value)) return E.right(value)
+  const decoded = codec.decode(value)
   if (E.isRight(decoded)) return E.right(decoded.right)
   const first = decoded.left[0]
   return E.left(
@@ -128,7 +137,7 @@ export const decodeFoldState = (json: string): E.Either<ProtocolError, FoldState
       kind: 'event',
       index: 0,
       path: first ? ioTsPath(first.context) : '',
-      expected: first ? ioTsExpected(first.context) : 'a fold state',
+      expected: first ? ioTsExpected(first.context) : what,
       errors: decoded.left,
     }),
   )

@@ -17,8 +17,8 @@ import { boundedJson } from '../core/boundedJson.js'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { cloneState, initialState, NativeFolder, type FoldState } from '../core/fold.js'
-import { FoldStateCodec } from '../core/FoldStateCodec.js'
-import { ioTsExpected, ioTsPath, ProtocolError } from '../core/ProtocolError.js'
+import { decodeJsonWith, FoldStateCodec } from '../core/FoldStateCodec.js'
+import { ProtocolError } from '../core/ProtocolError.js'
 import { addDiagnostic, type RunResult } from '../core/RunResult.js'
 
 /**
@@ -81,27 +81,8 @@ export const encodeCheckpoint = (cp: SessionCheckpoint): string => boundedJson(c
  * mismatch); it never echoes the stored value.
  * @since 0.1.0
  */
-export const decodeCheckpoint = (text: string): E.Either<ProtocolError, SessionCheckpoint> => {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return E.left(new ProtocolError({ kind: 'json', index: 0, path: '', expected: 'a JSON session checkpoint' }))
-  }
-  if (SessionCheckpointCodec.is(value)) return E.right(value)
-  const decoded = SessionCheckpointCodec.decode(value)
-  if (E.isRight(decoded)) return E.right(decoded.right)
-  const first = decoded.left[0]
-  return E.left(
-    new ProtocolError({
-      kind: 'event',
-      index: 0,
-      path: first ? ioTsPath(first.context) : '',
-      expected: first ? ioTsExpected(first.context) : 'a session checkpoint',
-      errors: decoded.left,
-    }),
-  )
-}
+export const decodeCheckpoint = (text: string): E.Either<ProtocolError, SessionCheckpoint> =>
+  decodeJsonWith(SessionCheckpointCodec, text, 'a session checkpoint')
 
 /** What applying one message did. @since 0.1.0 */
 export interface Applied {

@@ -2,6 +2,7 @@
  * Options shared by the run operators.
  * @module
  */
+import { catchError, EMPTY, type Observable } from 'rxjs'
 import { finishRun, type RunResult } from '../core/RunResult.js'
 import { currentResult, type FoldState } from '../core/fold.js'
 
@@ -39,6 +40,27 @@ export const failedByStream = (s: FoldState, error: unknown): RunResult => {
     response: null,
     file: s.file,
   })
+}
+
+/**
+ * The source as the run operators read it: with `sourceError: 'fail'`, a source error completes the input
+ * and is kept in `streamError.error` (as `{ value }`) for the operator to end the open run with; otherwise the
+ * source unchanged, so its error passes on.
+ * @internal
+ */
+export const catchSourceError = (
+  source: Observable<unknown>,
+  options: RunOperatorOptions,
+): { readonly input: Observable<unknown>; readonly streamError: { error: { readonly value: unknown } | undefined } } => {
+  const streamError: { error: { readonly value: unknown } | undefined } = { error: undefined }
+  if (options.sourceError !== 'fail') return { input: source, streamError }
+  const input = source.pipe(
+    catchError((value: unknown) => {
+      streamError.error = { value }
+      return EMPTY
+    }),
+  )
+  return { input, streamError }
 }
 
 /** @internal */

@@ -2,10 +2,10 @@
  * `reduceRun()`: one `RunResult` when the source completes.
  * @module
  */
-import { catchError, defer, EMPTY, map, reduce, type Observable, type OperatorFunction } from 'rxjs'
+import { defer, map, reduce, type Observable, type OperatorFunction } from 'rxjs'
 import { currentResult, hasOpenRun, NativeFolder } from '../core/fold.js'
 import type { RunResult } from '../core/RunResult.js'
-import { failedByStream, type RunOperatorOptions } from './options.js'
+import { catchSourceError, failedByStream, type RunOperatorOptions } from './options.js'
 
 /**
  * Folds native events and emits the result of the last run when the source completes (SPEC §6), like
@@ -25,16 +25,7 @@ export function reduceRun(options: RunOperatorOptions = {}): OperatorFunction<un
   return (source: Observable<unknown>) =>
     defer(() => {
       const folder = new NativeFolder(options.messageId !== undefined ? { messageId: options.messageId } : {})
-      let streamError: { readonly error: unknown } | undefined
-      const input =
-        options.sourceError === 'fail'
-          ? source.pipe(
-              catchError((error: unknown) => {
-                streamError = { error }
-                return EMPTY
-              }),
-            )
-          : source
+      const { input, streamError } = catchSourceError(source, options)
       // one operator per event: the accumulator applies it (a throw inside `reduce` becomes the error
       // notification and unsubscribes from the source); on completion the last run is emitted
       return input.pipe(
@@ -44,8 +35,8 @@ export function reduceRun(options: RunOperatorOptions = {}): OperatorFunction<un
           return null
         }, null),
         map(() =>
-          streamError !== undefined && (hasOpenRun(folder.state) || folder.state.lastClosed === null)
-            ? failedByStream(folder.state, streamError.error)
+          streamError.error !== undefined && (hasOpenRun(folder.state) || folder.state.lastClosed === null)
+            ? failedByStream(folder.state, streamError.error.value)
             : currentResult(folder.state),
         ),
       )

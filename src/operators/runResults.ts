@@ -2,10 +2,10 @@
  * `runResults()`: one `RunResult` per run of a live stream, emitted as each run ends.
  * @module
  */
-import { catchError, concat, defer, EMPTY, filter, map, of, takeWhile, type Observable, type OperatorFunction } from 'rxjs'
+import { concat, defer, EMPTY, filter, map, of, takeWhile, type Observable, type OperatorFunction } from 'rxjs'
 import { currentResult, hasOpenRun, NativeFolder } from '../core/fold.js'
 import type { RunResult } from '../core/RunResult.js'
-import { failedByStream, type RunOperatorOptions } from './options.js'
+import { catchSourceError, failedByStream, type RunOperatorOptions } from './options.js'
 
 /**
  * Emits each run of a native event stream as soon as it ends (SPEC §4 owned interval, §6).
@@ -26,16 +26,7 @@ export function runResults(options: RunOperatorOptions = {}): OperatorFunction<u
   return (source: Observable<unknown>) =>
     defer(() => {
       const folder = new NativeFolder(options.messageId !== undefined ? { messageId: options.messageId } : {})
-      let streamError: { readonly error: unknown } | undefined
-      const input =
-        options.sourceError === 'fail'
-          ? source.pipe(
-              catchError((error: unknown) => {
-                streamError = { error }
-                return EMPTY
-              }),
-            )
-          : source
+      const { input, streamError } = catchSourceError(source, options)
       return concat(
         input.pipe(
           map((value) => {
@@ -49,7 +40,7 @@ export function runResults(options: RunOperatorOptions = {}): OperatorFunction<u
         defer(() => {
           if (folder.state.done) return EMPTY
           // a source error ends the open run; between runs there is nothing to end
-          if (streamError !== undefined) return hasOpenRun(folder.state) ? of(failedByStream(folder.state, streamError.error)) : EMPTY
+          if (streamError.error !== undefined) return hasOpenRun(folder.state) ? of(failedByStream(folder.state, streamError.error.value)) : EMPTY
           return hasOpenRun(folder.state) ? of(currentResult(folder.state)) : EMPTY
         }),
       )
