@@ -169,9 +169,12 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     // a clean stop releases the leases at once
     const after = await readBucket(server.nc, 'RUN_STATE')
     expect([after.has('_lease.run-outcome.0'), after.has('_lease.run-outcome.1')]).toStrictEqual([false, false])
-    // the survivor read the stream to order the sessions it took over (it did not hold their earlier deliveries)
+    // whether the survivor had to read the stream to order a session it took over depends on where the kill
+    // landed (a redelivery that starts right after the checkpoint needs no read): reported, not asserted here;
+    // the gap-filling path has its own deterministic test below
     const finalLine = /(\d+) duplicates skipped, (\d+) stream reads/.exec(b.stderr().split('\n').filter((l) => l.includes('stopped after')).pop() ?? '')
-    expect(Number(finalLine?.[2])).toBeGreaterThan(0)
+    expect(finalLine, 'the final progress line names duplicates and stream reads').not.toBeNull()
+    console.log(`jetstream: the survivor skipped ${finalLine?.[1]} duplicates and made ${finalLine?.[2]} stream reads`)
     console.log(`jetstream: events applied by A ${a.events()} (last report before the kill), A' ${a2.events()}, B ${b.events()}`)
   }, 170_000)
 
@@ -268,6 +271,43 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     await expect(startConsumer({ servers: server.url, ...names, partitions: 3, progressIntervalMs: 0 })).rejects.toThrow(
       'the workers of pre are pinned to 1 partition(s), not 3; start every worker with --partitions 1',
     )
+  }, 60_000)
+
+  it('a delivery that skips earlier messages of its session makes the worker read them from the stream first, in order', async () => {
+    // a durable that starts in the middle of a session (as after a takeover with no delivery record): the worker
+    // must not fold the later events without the earlier ones, so it reads each missing one from the stream
+    const { jetstreamManager, AckPolicy, DeliverPolicy } = await import('@nats-io/jetstream')
+    const jsm = await jetstreamManager(server.nc)
+    await jsm.streams.add({ name: 'GAP', subjects: ['gap.*.events'] })
+    const events = sessionEvents('g-1', prng(17))
+    const other = sessionEvents('g-2', prng(18))
+    await publishAll(server.nc, events.map((e) => ({ subject: 'gap.g-1.events', payload: JSON.stringify(e) })))
+    await publishAll(server.nc, other.map((e) => ({ subject: 'gap.g-2.events', payload: JSON.stringify(e) })))
+    const skipped = 7
+    await jsm.consumers.add('GAP', {
+      durable_name: 'gap-0',
+      ack_policy: AckPolicy.Explicit,
+      filter_subject: 'gap.*.events',
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: skipped + 1,
+    })
+    const names = { stream: 'GAP', subjects: 'gap.*.events', durable: 'gap', results: 'GAP_RESULTS', state: 'GAP_STATE', partitions: 1 }
+    const c = await startConsumer({ servers: server.url, ...names, progressIntervalMs: 0 })
+    consumers.push(c)
+    const total = events.length + other.length
+    await waitFor(async () => c.stats().events === total, 30_000, 'every event, delivered or read')
+    await c.stop()
+    // reads: the 7 skipped messages of g-1, one more that finds the delivered message itself next, and one for
+    // g-2, whose first delivery comes after a gap in this durable's record (the worker checks that nothing of g-2
+    // precedes it); nothing applied twice
+    expect(c.stats()).toMatchObject({ events: total, streamReads: skipped + 2, duplicates: 0 })
+    const stored = await readBucket(server.nc, 'GAP_RESULTS')
+    const states = await readBucket(server.nc, 'GAP_STATE')
+    for (const [sid, evs] of [['g-1', events], ['g-2', other]] as const) {
+      const want = expectedRuns(evs)
+      want.forEach((r, i) => expect(stored.get(resultKey(sid, i + 1)), sid).toStrictEqual(r))
+      expect((states.get(sessionKey(sid)) as SessionCheckpoint).applied, sid).toBe(evs.length)
+    }
   }, 60_000)
 
   it('redelivered and replayed messages are acknowledged without being applied again', async () => {
