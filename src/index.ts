@@ -89,6 +89,7 @@ export { decodeEvents, scanRun, reduceRun, runResults, type RunOperatorOptions }
 
 // --- formats and replay ---
 export type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './formats/types.js'
+export { QUIET_MS } from './formats/types.js'
 export { formats, formatByName, detectLines, detectDocument } from './formats/index.js'
 export { nativeFormat, nativeReader } from './formats/native.js'
 export {

@@ -7,7 +7,7 @@ import { open, stat } from 'node:fs/promises'
 import { isSuccess } from '../core/RunEnding.js'
 import type { RunResult } from '../core/RunResult.js'
 import { formats } from '../formats/index.js'
-import type { LineReader } from '../formats/types.js'
+import { QUIET_MS, type LineReader } from '../formats/types.js'
 import { ReplayError, replayStream } from '../node/replay.js'
 import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
 import { EXIT, safeJson, worst, type CliIO } from './io.js'
@@ -22,6 +22,11 @@ Reads standard input by default (a pipe), or follows a growing FILE like 'tail -
 While it waits, a one-line status (turns, tool calls, tokens, cost, elapsed time, current
 activity) is shown on stderr when stderr is a terminal. Ctrl-C prints what is known so far
 as an unfinished run.
+
+A Codex rollout's run is printed once its task_complete (or turn_aborted) has arrived and the
+file pauses for ${QUIET_MS} ms; records of it that come later are noted on stderr. Logs that write
+no ending record per run (Claude Code transcripts, Codex 0.40 rollouts) show each run when
+the next prompt starts, since only then is its ending known.
 
 Options:
   --format F       auto (default) or one of: ${formats.map((f) => f.name).join(', ')}

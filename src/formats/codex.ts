@@ -115,7 +115,8 @@ export const codexReader: ReaderFactory = (emit, options): LineReader => {
     else earlyDropped++
   }
   const choose = (shape: 'exec' | 'rollout'): ExecReader | RolloutReader => {
-    const r = shape === 'rollout' ? new RolloutReader(emit, file) : new ExecReader(emit, file, options.live === true ? (options.note !== undefined ? { note: options.note } : {}) : null)
+    const live = options.live === true ? (options.note !== undefined ? { note: options.note } : {}) : null
+    const r = shape === 'rollout' ? new RolloutReader(emit, file, live) : new ExecReader(emit, file, live)
     if (firstLine !== undefined) r.adopt(firstLine, lastLine ?? firstLine, early, earlyDropped)
     early.length = 0
     return r
@@ -144,6 +145,9 @@ export const codexReader: ReaderFactory = (emit, options): LineReader => {
     },
     snapshot() {
       return impl?.snapshot()
+    },
+    quiet() {
+      if (impl instanceof RolloutReader) impl.quiet()
     },
     end() {
       if (impl === undefined) impl = choose('exec')

@@ -50,7 +50,16 @@ export interface LineReader {
    * record), for live status lines; `undefined` when no run is open.
    */
   snapshot?(): RunResult | undefined
+  /**
+   * Optional, live streams only: the input has paused (no new bytes for {@link QUIET_MS}). A reader that holds
+   * a run whose ending record has arrived, waiting for late records of it, hands it out now; records that
+   * would have joined it go to `note` (or, for usage, to the next run). Quiet is never an ending by itself.
+   */
+  quiet?(): void
 }
+
+/** How long a live input must pause before readers are told it is quiet (`LineReader.quiet`), ms. @since 0.2.0 */
+export const QUIET_MS = 250
 
 /** Makes a reader; `emit` receives each run as soon as it ends, in order. @since 0.1.0 */
 export type ReaderFactory = (emit: (result: RunResult) => void, options: ReaderOptions) => LineReader

@@ -14,7 +14,7 @@ import { Readable } from 'node:stream'
 import type { ProtocolError } from '../core/ProtocolError.js'
 import type { FormatName, RunResult } from '../core/RunResult.js'
 import { detectDocument, detectLines, formatByName, formats } from '../formats/index.js'
-import type { FormatModule, LineReader, ReaderOptions } from '../formats/types.js'
+import { QUIET_MS, type FormatModule, type LineReader, type ReaderOptions } from '../formats/types.js'
 import { LineSplitter } from '../io/lines.js'
 import { attachSubagents, subagentFilesOf } from './claudeSubagents.js'
 
@@ -260,8 +260,21 @@ export const replayStream = async (
     if (error !== undefined) break
   }
   head.length = 0
+  // live: when the input pauses, tell the reader once per pause (it may hand out a run it was holding)
+  const quiet = options.live === true && reader.quiet !== undefined ? () => reader.quiet?.() : undefined
   while (!eof && error === undefined) {
-    const n = await next()
+    const p = next()
+    let n: IteratorResult<Buffer>
+    if (quiet === undefined) n = await p
+    else {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const r = await Promise.race([p, new Promise<'quiet'>((res) => (timer = setTimeout(res, QUIET_MS, 'quiet')))])
+      clearTimeout(timer)
+      if (r === 'quiet') {
+        quiet()
+        n = await p
+      } else n = r
+    }
     if (n.done) break
     splitter.push(n.value)
   }

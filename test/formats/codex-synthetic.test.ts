@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest'
 import type { RunResult } from '../../src/core/RunResult.js'
 import { codexReader } from '../../src/formats/codex.js'
+import { QUIET_MS } from '../../src/formats/types.js'
+import { replayStream } from '../../src/node/replay.js'
 
 /** Feeds lines (objects are serialised) to a fresh codex reader; every call must return undefined. */
 const read = (lines: ReadonlyArray<string | object>): Array<RunResult> => {
@@ -419,5 +421,81 @@ describe('codex rollouts: runs', () => {
       { line: 7, message: 'skipped an event_msg whose payload has no string type' },
     ])
     expect(r.usage.inputTokens).toBe(0)
+  })
+})
+
+describe('codex rollouts live (watch): a run whose turn has ended is handed out when the input goes quiet', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+  const jsonl = (records: ReadonlyArray<object>): Buffer => Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join(''))
+  /**
+   * Replays `parts` live, pausing before each part after the first: until a run has been handed out (at most
+   * 10 s, so a loaded machine only waits longer, never fails), or, with `fixedPauseMs`, for that long (to show
+   * that nothing is handed out). Each run is tagged with how many parts had been written when it came.
+   */
+  const live = async (parts: ReadonlyArray<ReadonlyArray<object>>, fixedPauseMs?: number) => {
+    let written = 0
+    const runs: Array<{ afterParts: number; run: RunResult }> = []
+    const notes: Array<string> = []
+    async function* source() {
+      for (const [i, p] of parts.entries()) {
+        if (i > 0 && fixedPauseMs !== undefined) await sleep(fixedPauseMs)
+        else if (i > 0) for (const deadline = Date.now() + 10_000; runs.length < i && Date.now() < deadline; ) await sleep(20)
+        written = i + 1
+        yield jsonl(p)
+      }
+    }
+    await replayStream(source(), (run) => runs.push({ afterParts: written, run }), {
+      format: 'codex',
+      live: true,
+      note: (line, message) => notes.push(`line ${line}: ${message}`),
+    })
+    return { runs, notes }
+  }
+  const turn1 = [meta, ctx(), user('hi'), agentMsg('Hello'), tokens(100, 40, 10), complete('Hello!')]
+
+  it('hands the answered run out during the pause, before the next prompt; a late token count goes to the next run with a note', async () => {
+    const late = tokens(150, 40, 20) // +50 input, +10 output after run 1 was handed out
+    const turn2 = [user('again'), agentMsg('Bye'), tokens(400, 100, 30), complete('Bye!')]
+    const { runs, notes } = await live([turn1, [late, ...turn2]])
+    expect(runs.map((r) => [r.afterParts, r.run.ending.kind, r.run.response])).toStrictEqual([
+      [1, 'answered', 'Hello!'],
+      [2, 'answered', 'Bye!'],
+    ])
+    expect(notes).toStrictEqual(['line 7: a token count of 60 tokens came after run 1 was handed out; it counts toward the next run'])
+    // run 1: its own 100 in / 10 out; run 2: its own 250 in / 10 out plus the late 50 in / 10 out; total = the session's
+    const r1 = runs[0]?.run
+    const r2 = runs[1]?.run
+    expect([r1?.usage.inputTokens, r1?.usage.outputTokens]).toStrictEqual([60, 10])
+    expect([r2?.usage.inputTokens, r2?.usage.outputTokens]).toStrictEqual([240, 20])
+    expect((r1?.usage.inputTokens ?? 0) + (r1?.usage.cacheReadTokens ?? 0) + (r2?.usage.inputTokens ?? 0) + (r2?.usage.cacheReadTokens ?? 0)).toBe(400)
+  })
+
+  it('other late records are noted once and left out of both runs; replaying the same log (not live) keeps them in run 1', async () => {
+    const lateItems = [call('c1'), output('c1', 0)]
+    const turn2 = [user('again'), agentMsg('Bye'), complete('Bye!')]
+    const { runs, notes } = await live([turn1, [...lateItems, ...turn2]])
+    expect(runs.map((r) => [r.afterParts, r.run.ending.kind, r.run.toolCalls])).toStrictEqual([
+      [1, 'answered', 0],
+      [2, 'answered', 0],
+    ])
+    expect(notes).toStrictEqual(['line 7: records after the ending of run 1 came after it was handed out (the input had paused); they are not in it'])
+    const whole = read([...turn1, ...lateItems, ...turn2])
+    expect(whole.map((r) => [r.ending.kind, r.toolCalls])).toStrictEqual([
+      ['answered', 1],
+      ['answered', 0],
+    ])
+  })
+
+  it('quiet is not an ending: a run without its task_complete waits for it, and 0.40 rollouts (no task events) wait for the next prompt', async () => {
+    const open = [meta, ctx(), user('hi'), call('c1')]
+    const { runs } = await live([open, [output('c1', 0), agentMsg('Done'), complete('Done')]], 4 * QUIET_MS)
+    expect(runs.map((r) => [r.afterParts, r.run.ending.kind])).toStrictEqual([[2, 'answered']])
+    const old = [meta, ctx(), user('hi'), assistant('Done')]
+    const second = [user('next'), assistant('Again')]
+    const r040 = await live([old, second], 4 * QUIET_MS)
+    expect(r040.runs.map((r) => [r.afterParts, r.run.ending.kind, r.run.inferred])).toStrictEqual([
+      [2, 'answered', true],
+      [2, 'answered', true],
+    ])
   })
 })

@@ -9,7 +9,10 @@
  * `task_started` (alias `turn_started`) joins the run its prompt opened when no work was recorded in between
  * (newer builds write it just before or just after the `user_message`), and otherwise starts a run of its own.
  * Records after a turn's ending and before the next prompt (late tool outputs, token counts) belong to the
- * ended run, so a run is handed out when the next run starts or at the end of the input.
+ * ended run, so a run is handed out when the next run starts or at the end of the input. Live (`watch`), a run
+ * whose turn has ended is also handed out when the input goes quiet ({@link RolloutReader.quiet}); a record
+ * that still arrives for it before the next prompt is reported through `note`, and its token count goes to
+ * the next run (so the runs still add up to the session's total).
  *
  * Ending rules, in order:
  * - `task_complete` (alias `turn_complete`) → `answered`, or `failed` `error` when it carries an `error`
@@ -115,12 +118,60 @@ export class RolloutReader extends DraftHolder {
   private lastKind: string | undefined
   private lastError: { message: string; code?: string } | null = null
   private lastAgent: string | null = null
+  /** Live: the ended run was handed out early (the input went quiet) and no new run has started since. */
+  private handedOut = false
+  private lateNoted = false
 
   constructor(
     private readonly emit: (r: RunResult) => void,
     private readonly file: string | null,
+    private readonly live: { readonly note?: (line: number | undefined, message: string) => void } | null = null,
   ) {
     super()
+  }
+
+  /**
+   * Live streams only: the input has gone quiet. A run whose turn has ended (`task_complete`, `turn_aborted`)
+   * is handed out now instead of at the next prompt. A run without its ending record is kept: quiet is not an
+   * ending (a model can think for minutes), and a 0.40 rollout's inferred ending needs the next prompt.
+   */
+  quiet(): void {
+    if (this.live === null || this.decided === null) return
+    this.flush()
+    this.handedOut = true
+    this.lateNoted = false
+  }
+
+  /**
+   * Live, after an early hand-out: a record other than the next prompt's. Its token count is kept for the next
+   * run; everything else is reported once through `note`. Returns `true` when the record was dealt with.
+   */
+  private lateRecord(type: string, payload: Record<string, unknown>, line: number): boolean {
+    if (!this.handedOut) return false
+    const t = payload['type']
+    if (type === 'event_msg' && (t === 'user_message' || t === 'task_started' || t === 'turn_started')) {
+      this.handedOut = false
+      return false
+    }
+    if (type === 'session_meta' || type === 'turn_context') return false
+    if (type === 'event_msg' && t === 'token_count') {
+      const u = this.draft.usage
+      const before = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens
+      this.tokenCount(payload['info'], line)
+      const added = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens - before
+      if (added > 0) this.noteLate(line, `a token count of ${added} tokens came after run ${this.emitted} was handed out; it counts toward the next run`)
+      return true
+    }
+    if (!this.lateNoted) {
+      this.lateNoted = true
+      this.noteLate(line, `records after the ending of run ${this.emitted} came after it was handed out (the input had paused); they are not in it`)
+    }
+    return true
+  }
+
+  private noteLate(line: number, message: string): void {
+    if (this.live?.note !== undefined) this.live.note(line, message)
+    else addDiagnostic(this.draft, line, message)
   }
 
   /** Reads one parsed record. */
@@ -142,6 +193,7 @@ export class RolloutReader extends DraftHolder {
       addDiagnostic(this.draft, line, `skipped a line of type ${type} whose payload is not an object`)
       return
     }
+    if (this.handedOut && this.lateRecord(type, payload, line)) return
     switch (type) {
       case 'event_msg':
         this.event(payload, line, time)
