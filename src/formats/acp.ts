@@ -70,14 +70,8 @@ import {
   type RunResult,
   type UsageInput,
 } from '../core/RunResult.js'
+import { NOT_JSON, count, isObject, parseJson, short, str, type Obj } from './json.js'
 import type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './types.js'
-
-type Obj = Record<string, unknown>
-
-const isObject = (u: unknown): u is Obj => typeof u === 'object' && u !== null && !Array.isArray(u)
-const str = (u: unknown): string | undefined => (typeof u === 'string' ? u : undefined)
-const count = (u: unknown): number | undefined => (typeof u === 'number' && Number.isFinite(u) && u >= 0 ? u : undefined)
-const short = (s: string): string => (s.length > 60 ? `${s.slice(0, 57)}...` : s)
 
 const FORMAT = 'acp'
 
@@ -648,10 +642,8 @@ export const acpReader: ReaderFactory = (emit, options: ReaderOptions): LineRead
 
   return {
     line(text, lineNo, unterminated) {
-      let value: unknown
-      try {
-        value = JSON.parse(text)
-      } catch {
+      const value = parseJson(text)
+      if (value === NOT_JSON) {
         flushClosing()
         note(undefined, lineNo, unterminated ? 'skipped the last line: it was cut off and is not valid JSON' : 'skipped a line that is not valid JSON')
         return undefined

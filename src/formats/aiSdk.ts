@@ -76,38 +76,12 @@
  * @module
  */
 import type { RunResult } from '../core/RunResult.js'
-import { AiSdkFolder, isChatChunk, isObj } from './aiSdk/folder.js'
+import { AiSdkFolder, SDK_CONTENT_PARTS, isChatChunk } from './aiSdk/folder.js'
+import { NOT_JSON, isObject, parseJson } from './json.js'
 import type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './types.js'
 
-/** Part types only the AI SDK writes (fullStream and UI message stream). */
-const SDK_TYPES = new Set([
-  'start-step',
-  'finish-step',
-  'step-start',
-  'step-finish',
-  'text-start',
-  'text-delta',
-  'text-end',
-  'reasoning-start',
-  'reasoning-delta',
-  'reasoning-end',
-  'tool-input-start',
-  'tool-input-delta',
-  'tool-input-end',
-  'tool-input-available',
-  'tool-input-error',
-  'tool-call',
-  'tool-result',
-  'tool-error',
-  'tool-output-available',
-  'tool-output-error',
-  'tool-output-denied',
-  'tool-approval-request',
-  'tool-approval-response',
-  'message-metadata',
-  'source-url',
-  'source-document',
-])
+/** Part types only the AI SDK writes (fullStream and UI message stream): its content parts, and step ends and metadata. */
+const SDK_TYPES = new Set([...SDK_CONTENT_PARTS, 'finish-step', 'step-finish', 'message-metadata'])
 /** Types the AI SDK shares with other tools' streams: they count only next to an AI SDK-only part. */
 const SHARED_TYPES = new Set(['start', 'finish', 'abort', 'error', 'raw', 'file', 'source'])
 /** Raw provider stream events (Anthropic Messages). */
@@ -120,11 +94,8 @@ const ssePayload = (s: string): unknown => {
   if (!s.startsWith('data:')) return undefined
   const p = s.slice(5).trim()
   if (p.length === 0 || p === '[DONE]') return undefined
-  try {
-    return JSON.parse(p)
-  } catch {
-    return undefined
-  }
+  const v = parseJson(p)
+  return v === NOT_JSON ? undefined : v
 }
 
 /** How sure (0..0.95) that these parsed values are AI SDK parts (or, at most 0.6, raw provider chunks). */
@@ -135,7 +106,7 @@ const score = (values: ReadonlyArray<unknown>): number => {
   let provider = 0
   const visit = (raw: unknown): void => {
     const v = typeof raw === 'string' ? ssePayload(raw) : raw
-    if (!isObj(v)) return
+    if (!isObject(v)) return
     objects++
     const t = v['type']
     if (typeof t === 'string') {
@@ -144,7 +115,7 @@ const score = (values: ReadonlyArray<unknown>): number => {
         // a UI `start{messageId}`, `finish{finishReason|totalUsage}` or `error{errorText}` is the SDK's own shape
         if ((t === 'start' && typeof v['messageId'] === 'string') || (t === 'finish' && ('finishReason' in v || 'totalUsage' in v)) || (t === 'error' && typeof v['errorText'] === 'string')) sdk++
         else shared++
-      } else if (PROVIDER_TYPES.has(t) || (t.startsWith('response.') && isObj(v['response']))) provider++
+      } else if (PROVIDER_TYPES.has(t) || (t.startsWith('response.') && isObject(v['response']))) provider++
     } else if (isChatChunk(v)) provider++
   }
   for (const v of values) {
@@ -186,10 +157,8 @@ export const aiSdkReader: ReaderFactory = (emit, options): LineReader => {
           if (json.length === 0) return undefined
         } else if (isSseField(text)) return undefined
       }
-      let value: unknown
-      try {
-        value = JSON.parse(json)
-      } catch {
+      const value = parseJson(json)
+      if (value === NOT_JSON) {
         folder.note(lineNo, unterminated ? 'skipped the last line: it was cut off (no newline) and is not valid JSON' : 'skipped a line that is not JSON')
         return undefined
       }
@@ -214,7 +183,7 @@ export const readAiSdkDocument = (doc: unknown, options: ReaderOptions): Readonl
   const folder = new AiSdkFolder((r) => runs.push(r), { file: options.file ?? null })
   if (Array.isArray(doc)) {
     for (const v of doc as ReadonlyArray<unknown>) folder.push(v, undefined)
-  } else if (isObj(doc) && (typeof doc['type'] === 'string' || isChatChunk(doc))) {
+  } else if (isObject(doc) && (typeof doc['type'] === 'string' || isChatChunk(doc))) {
     folder.push(doc, undefined)
   } else {
     folder.note(undefined, 'the document is not an array of stream parts')
@@ -232,7 +201,7 @@ export const aiSdkFormat: FormatModule = {
   name: 'ai-sdk',
   description: 'Vercel AI SDK streamText fullStream parts and UI message stream chunks (JSONL, SSE data: lines, or a JSON array)',
   sniffLines: (values) => score(values),
-  sniffDocument: (doc) => (Array.isArray(doc) ? score([doc]) : isObj(doc) ? score([doc]) : 0),
+  sniffDocument: (doc) => (Array.isArray(doc) ? score([doc]) : isObject(doc) ? score([doc]) : 0),
   reader: aiSdkReader,
   readDocument: readAiSdkDocument,
 }

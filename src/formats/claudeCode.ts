@@ -88,9 +88,9 @@
  * @module
  */
 import { addDiagnostic, newDraft, touch, type RunDraft, type RunResult } from '../core/RunResult.js'
-import { isRec, type Rec } from './claudeCode/shared.js'
 import { StreamReader } from './claudeCode/stream.js'
 import { TRANSCRIPT_TYPES, TranscriptReader, type SubagentMode } from './claudeCode/transcript.js'
+import { NOT_JSON, isObject, parseJson, type Obj } from './json.js'
 import type { FormatModule, LineReader, ReaderOptions } from './types.js'
 
 const STREAM_TYPES: ReadonlySet<string> = new Set(['system', 'assistant', 'user', 'result', 'stream_event', 'tool_progress', 'rate_limit_event', 'auth_status'])
@@ -106,7 +106,7 @@ const TRANSCRIPT_ONLY: ReadonlySet<string> = new Set([
 ])
 
 /** Which Claude Code shape a record is, or `undefined` when it is not recognisably one. */
-const shapeOf = (v: Rec): 'stream' | 'transcript' | undefined => {
+const shapeOf = (v: Obj): 'stream' | 'transcript' | undefined => {
   const type = v['type']
   if (typeof type !== 'string') return undefined
   if (typeof v['sessionId'] === 'string' && TRANSCRIPT_TYPES.has(type) && ('parentUuid' in v || typeof v['isSidechain'] === 'boolean' || typeof v['uuid'] === 'string')) {
@@ -115,7 +115,7 @@ const shapeOf = (v: Rec): 'stream' | 'transcript' | undefined => {
   if (type === 'summary' && typeof v['leafUuid'] === 'string') return 'transcript'
   if (TRANSCRIPT_ONLY.has(type) && (typeof v['sessionId'] === 'string' || typeof v['messageId'] === 'string')) return 'transcript'
   if (STREAM_TYPES.has(type) && typeof v['session_id'] === 'string') {
-    if (type === 'assistant' || type === 'user') return isRec(v['message']) ? 'stream' : undefined
+    if (type === 'assistant' || type === 'user') return isObject(v['message']) ? 'stream' : undefined
     if (type === 'system') return typeof v['subtype'] === 'string' ? 'stream' : undefined
     if (type === 'result') return typeof v['subtype'] === 'string' || typeof v['is_error'] === 'boolean' ? 'stream' : undefined
     return 'stream'
@@ -125,7 +125,7 @@ const shapeOf = (v: Rec): 'stream' | 'transcript' | undefined => {
 }
 
 /** A marker only Claude Code writes: the stream-json `system/init` or a transcript envelope. */
-const strong = (v: Rec, shape: 'stream' | 'transcript'): boolean =>
+const strong = (v: Obj, shape: 'stream' | 'transcript'): boolean =>
   shape === 'stream'
     ? (v['type'] === 'system' && v['subtype'] === 'init' && (typeof v['claude_code_version'] === 'string' || Array.isArray(v['tools']))) ||
       (v['type'] === 'result' && typeof v['is_error'] === 'boolean' && typeof v['num_turns'] === 'number')
@@ -138,7 +138,7 @@ interface Tally {
 }
 
 const tallyValue = (t: Tally, v: unknown): void => {
-  if (!isRec(v)) return
+  if (!isObject(v)) return
   t.objects++
   const s = shapeOf(v)
   if (s === undefined) return
@@ -214,7 +214,7 @@ export const createClaudeCodeReader = (
   const pre: RunDraft = newDraft()
   const draft = (): RunDraft => (impl === null ? pre : impl.draft)
   const one = (v: unknown, lineNo: number | undefined): void => {
-    if (!isRec(v)) {
+    if (!isObject(v)) {
       touch(draft(), lineNo)
       addDiagnostic(draft(), lineNo, 'skipped a value that is not a JSON object')
       return
@@ -239,10 +239,8 @@ export const createClaudeCodeReader = (
   return {
     value,
     line(text, lineNo, unterminated) {
-      let v: unknown
-      try {
-        v = JSON.parse(text)
-      } catch {
+      const v = parseJson(text)
+      if (v === NOT_JSON) {
         touch(draft(), lineNo)
         addDiagnostic(draft(), lineNo, unterminated ? 'skipped the last line: it was cut off (no newline) and is not valid JSON' : 'skipped a non-JSON line')
         return undefined

@@ -35,7 +35,8 @@
 import { MAX_DIAGNOSTICS, type Diagnostic } from '../core/RunResult.js'
 import { ExecReader } from './codex/exec.js'
 import { RolloutReader } from './codex/rollout.js'
-import { isObject } from './codex/shared.js'
+import { NOT_JSON, isObject, parseJson, type Obj } from './json.js'
+import { shareScore } from './sniff.js'
 import type { FormatModule, LineReader, ReaderFactory } from './types.js'
 
 /** Top-level `type`s of `codex exec --json` (the `ThreadEvent` tags). @since 0.1.0 */
@@ -74,6 +75,13 @@ export const codexShapeOf = (v: unknown): 'exec' | 'rollout' | undefined => {
   return undefined
 }
 
+/** A record that counts for detection (see {@link sniffCodexLines}). */
+const isCodexRecord = (v: Obj): boolean => {
+  const t = v['type']
+  if (typeof t !== 'string') return false
+  return (CODEX_ROLLOUT_TYPES.has(t) && 'payload' in v) || (t !== 'error' && CODEX_EXEC_TYPES.has(t))
+}
+
 /**
  * Detection score for the first parsed lines (non-JSON lines are `undefined`): 0 when no line is a Codex
  * record; otherwise `0.5 + 0.5 × (Codex records / JSON objects)`. Exec records count when their `type` is a
@@ -81,18 +89,7 @@ export const codexShapeOf = (v: unknown): 'exec' | 'rollout' | undefined => {
  * and they carry a `payload`.
  * @since 0.1.0
  */
-export const sniffCodexLines = (values: ReadonlyArray<unknown>): number => {
-  let objects = 0
-  let hits = 0
-  for (const v of values) {
-    if (!isObject(v)) continue
-    objects++
-    const t = v['type']
-    if (typeof t !== 'string') continue
-    if ((CODEX_ROLLOUT_TYPES.has(t) && 'payload' in v) || (t !== 'error' && CODEX_EXEC_TYPES.has(t))) hits++
-  }
-  return hits === 0 ? 0 : 0.5 + 0.5 * (hits / objects)
-}
+export const sniffCodexLines = (values: ReadonlyArray<unknown>): number => shareScore(values, isCodexRecord)
 
 /**
  * Reads Codex JSONL (either shape). Lines before the first recognised record are held as line numbers and
@@ -123,10 +120,8 @@ export const codexReader: ReaderFactory = (emit, options): LineReader => {
   }
   return {
     line(text, lineNo, unterminated) {
-      let v: unknown
-      try {
-        v = JSON.parse(text)
-      } catch {
+      const v = parseJson(text)
+      if (v === NOT_JSON) {
         const message = unterminated ? 'skipped the last line: it was cut off (no newline) and is not valid JSON' : 'skipped a line that is not JSON'
         if (impl === undefined) hold(lineNo, message)
         else impl.diagnostic(lineNo, message)

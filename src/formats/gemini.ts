@@ -99,7 +99,8 @@ import type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './t
 import type { RunResult } from '../core/RunResult.js'
 import { GeminiSessionBuilder } from './gemini/session.js'
 import { GeminiStreamReader } from './gemini/stream.js'
-import { isObject } from './gemini/shared.js'
+import { NOT_JSON, isObject, parseJson } from './json.js'
+import { shareScore } from './sniff.js'
 
 const SESSION_TYPES = new Set(['user', 'gemini', 'info', 'error', 'warning'])
 
@@ -130,6 +131,9 @@ const isSessionRecord = (v: Record<string, unknown>): boolean =>
   (typeof v['id'] === 'string' && typeof v['type'] === 'string' && SESSION_TYPES.has(v['type']) && typeof v['timestamp'] === 'string' && !('severity' in v)) ||
   (typeof v['sessionId'] === 'string' && (typeof v['projectHash'] === 'string' || Array.isArray(v['messages'])))
 
+/** A record of either Gemini CLI input, for detection. */
+const isGeminiRecord = (v: Record<string, unknown>): boolean => isStreamRecord(v) || isSessionRecord(v)
+
 /**
  * Reads Gemini CLI line-based input: `stream-json` output, or a `.jsonl` session log (a whole
  * `ConversationRecord` on one line is read too). The first JSON object decides which. Never throws; bad lines
@@ -143,10 +147,8 @@ export const geminiReader: ReaderFactory = (emit: (r: RunResult) => void, option
   let decided = false
   return {
     line(text, lineNo, unterminated) {
-      let v: unknown
-      try {
-        v = JSON.parse(text)
-      } catch {
+      const v = parseJson(text)
+      if (v === NOT_JSON) {
         if (session !== null) session.noise(lineNo, unterminated)
         else stream.noise(text, lineNo, unterminated)
         return undefined
@@ -198,16 +200,7 @@ export const readGeminiDocument = (doc: unknown, options: ReaderOptions): Readon
 export const geminiFormat: FormatModule = {
   name: 'gemini',
   description: 'Gemini CLI: --output-format stream-json, and ~/.gemini/tmp/*/chats session files (.json, .jsonl)',
-  sniffLines(values) {
-    let objects = 0
-    let hits = 0
-    for (const v of values) {
-      if (!isObject(v)) continue
-      objects++
-      if (isStreamRecord(v) || isSessionRecord(v)) hits++
-    }
-    return hits === 0 ? 0 : 0.5 + 0.5 * (hits / objects)
-  },
+  sniffLines: (values) => shareScore(values, isGeminiRecord),
   sniffDocument(doc) {
     if (!isObject(doc) || typeof doc['sessionId'] !== 'string' || !Array.isArray(doc['messages'])) return 0
     return typeof doc['projectHash'] === 'string' ? 1 : 0.8

@@ -26,12 +26,12 @@ export const formats: ReadonlyArray<FormatModule> = [
 /** The module of a `--format` name, or `undefined`. @since 0.1.0 */
 export const formatByName = (name: string): FormatModule | undefined => formats.find((f) => f.name === name)
 
-/** The best line-based format for the first parsed lines, or `undefined` when none scores above 0. @since 0.1.0 */
-export const detectLines = (values: ReadonlyArray<unknown>): FormatModule | undefined => {
+/** The format with the highest score above 0 (the earlier one in {@link formats} on a tie), or `undefined`. */
+const bestFormat = (scoreOf: (f: FormatModule) => number): FormatModule | undefined => {
   let best: FormatModule | undefined
   let bestScore = 0
   for (const f of formats) {
-    const s = f.sniffLines?.(values) ?? 0
+    const s = scoreOf(f)
     if (s > bestScore) {
       best = f
       bestScore = s
@@ -40,16 +40,9 @@ export const detectLines = (values: ReadonlyArray<unknown>): FormatModule | unde
   return best
 }
 
+/** The best line-based format for the first parsed lines, or `undefined` when none scores above 0. @since 0.1.0 */
+export const detectLines = (values: ReadonlyArray<unknown>): FormatModule | undefined =>
+  bestFormat((f) => f.sniffLines?.(values) ?? 0)
+
 /** The best document format for a parsed JSON document, or `undefined`. @since 0.1.0 */
-export const detectDocument = (doc: unknown): FormatModule | undefined => {
-  let best: FormatModule | undefined
-  let bestScore = 0
-  for (const f of formats) {
-    const s = f.sniffDocument?.(doc) ?? 0
-    if (s > bestScore) {
-      best = f
-      bestScore = s
-    }
-  }
-  return best
-}
+export const detectDocument = (doc: unknown): FormatModule | undefined => bestFormat((f) => f.sniffDocument?.(doc) ?? 0)

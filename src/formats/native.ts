@@ -12,6 +12,8 @@
 import { NativeFolder, currentResult, hasOpenRun } from '../core/fold.js'
 import { ProtocolError } from '../core/ProtocolError.js'
 import { addDiagnostic } from '../core/RunResult.js'
+import { NOT_JSON, parseJson, type Obj } from './json.js'
+import { shareScore } from './sniff.js'
 import type { FormatModule, LineReader, ReaderFactory } from './types.js'
 
 const NATIVE_TYPES = new Set([
@@ -31,7 +33,12 @@ const NATIVE_TYPES = new Set([
 ])
 const NATIVE_METHODS = new Set(['session.event', 'session.status', 'subagent.started', 'subagent.finished'])
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
+/** A native event, bare (a known `type` with `data`) or as a notification (a known `method`), for detection. */
+const isNativeEvent = (v: Obj): boolean => {
+  const type = v['type']
+  const method = v['method']
+  return (typeof type === 'string' && NATIVE_TYPES.has(type) && 'data' in v) || (typeof method === 'string' && NATIVE_METHODS.has(method))
+}
 
 /** Reads native JSONL; emits each run when its root idle arrives. @since 0.1.0 */
 export const nativeReader: ReaderFactory = (emit, options): LineReader => {
@@ -42,10 +49,8 @@ export const nativeReader: ReaderFactory = (emit, options): LineReader => {
   let emitted = 0
   return {
     line(text, lineNo, unterminated) {
-      let value: unknown
-      try {
-        value = JSON.parse(text)
-      } catch {
+      const value = parseJson(text)
+      if (value === NOT_JSON) {
         if (unterminated) {
           addDiagnostic(folder.state.run.draft, lineNo, 'skipped the last line: it was cut off (no newline) and is not valid JSON')
           return undefined
@@ -82,17 +87,6 @@ export const nativeReader: ReaderFactory = (emit, options): LineReader => {
 export const nativeFormat: FormatModule = {
   name: 'native',
   description: 'run-outcome native protocol: one JSON event per line (SPEC §4), bare or as session.event notifications',
-  sniffLines(values) {
-    let hits = 0
-    let objects = 0
-    for (const v of values) {
-      if (!isObject(v)) continue
-      objects++
-      const type = v['type']
-      const method = v['method']
-      if ((typeof type === 'string' && NATIVE_TYPES.has(type) && 'data' in v) || (typeof method === 'string' && NATIVE_METHODS.has(method))) hits++
-    }
-    return objects === 0 ? 0 : hits === 0 ? 0 : 0.5 + 0.5 * (hits / objects)
-  },
+  sniffLines: (values) => shareScore(values, isNativeEvent),
   reader: nativeReader,
 }

@@ -53,14 +53,8 @@ import {
   type RunResult,
   type UsageInput,
 } from '../core/RunResult.js'
+import { NOT_JSON, count, isObject, parseJson, short, str, type Obj } from './json.js'
 import type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './types.js'
-
-type Obj = Record<string, unknown>
-
-const isObject = (u: unknown): u is Obj => typeof u === 'object' && u !== null && !Array.isArray(u)
-const str = (u: unknown): string | undefined => (typeof u === 'string' ? u : undefined)
-const count = (u: unknown): number | undefined => (typeof u === 'number' && Number.isFinite(u) && u >= 0 ? u : undefined)
-const short = (s: string): string => (s.length > 60 ? `${s.slice(0, 57)}...` : s)
 
 /** Nested `pendingAgentToolRuns` are followed this deep (each level is a JSON string inside its parent). */
 const MAX_NESTING = 8
@@ -89,12 +83,10 @@ const sniffScore = (u: unknown): number => {
   return hits >= 2 ? 0.95 : 0.6
 }
 
+/** JSON text parsed, or the text as given when it does not parse. */
 const parseJsonText = (s: string): unknown => {
-  try {
-    return JSON.parse(s)
-  } catch {
-    return s
-  }
+  const v = parseJson(s)
+  return v === NOT_JSON ? s : v
 }
 
 /** A tool call's arguments as the state holds them: JSON text parsed when it parses, else as written. */
@@ -518,10 +510,8 @@ export const openaiAgentsReader: ReaderFactory = (emit, options): LineReader => 
     draft = newDraft()
   }
   const readGathered = (lines: Array<string>): void => {
-    let doc: unknown
-    try {
-      doc = JSON.parse(lines.join('\n'))
-    } catch {
+    const doc = parseJson(lines.join('\n'))
+    if (doc === NOT_JSON) {
       addDiagnostic(draft, gatherFirst, 'the input starts a JSON document that is not valid JSON')
       emit(notAState(draft, options))
       return
@@ -550,10 +540,8 @@ export const openaiAgentsReader: ReaderFactory = (emit, options): LineReader => 
         gathered.push(text)
         return undefined
       }
-      let v: unknown
-      try {
-        v = JSON.parse(text)
-      } catch {
+      const v = parseJson(text)
+      if (v === NOT_JSON) {
         const c = text.trimStart().charCodeAt(0)
         if (seen === 1 && gatheredChars === 0 && (c === 123 || c === 91)) {
           gathered = [text]

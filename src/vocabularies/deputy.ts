@@ -12,7 +12,7 @@
 import type * as E from 'fp-ts/lib/Either.js'
 import type { ProtocolError } from '../core/ProtocolError.js'
 import type { RunEnding, Stopped } from '../core/RunEnding.js'
-import { Malformed, decodeWith, isRecord, optString, reqString } from './shared.js'
+import { Malformed, decodeWith, invert, isRecord, optString, reqString } from './shared.js'
 
 /**
  * deputy's stop, as read and written: `stopReason` is the flat `stop_reason` (`complete`, a limit reason,
@@ -53,7 +53,7 @@ const DEFAULT_STOP = new Map<string, string>([
   ['permission', 'permission_denied'],
   ['abandoned', 'abandoned'],
 ])
-const STOP_BY = new Map<string, string>([...DEFAULT_STOP].map(([by, reason]) => [reason, by]))
+const STOP_BY = invert(DEFAULT_STOP)
 
 /** The stop string deputy writes for a stopper that gave no reason: its own string, else the stopper's name. */
 const defaultStop = (by: string): string => DEFAULT_STOP.get(by) ?? by

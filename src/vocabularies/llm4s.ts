@@ -14,6 +14,7 @@ import type { PendingItem, RunEnding } from '../core/RunEnding.js'
 import {
   Malformed,
   decodeWith,
+  invert,
   isRecord,
   join,
   optString,
@@ -61,7 +62,7 @@ const PENDING_KIND_IN = new Map<string, string>([
   ['MIDDLEWARE_QUESTION', 'middleware_question'],
   ['BREAKPOINT', 'breakpoint'],
 ])
-const PENDING_KIND_OUT = new Map<string, string>([...PENDING_KIND_IN].map(([k, v]) => [v, k]))
+const PENDING_KIND_OUT = invert(PENDING_KIND_IN)
 /** Pending kinds whose text is a question (`questionJson`) rather than a reason. */
 const QUESTIONS = new Set(['question', 'middleware_question'])
 

@@ -19,15 +19,9 @@ import {
   touch,
 } from '../../core/RunResult.js'
 import type { RunDraft, RunResult, UsageInput } from '../../core/RunResult.js'
+import { isObject, short, str, type Obj } from '../json.js'
 import { readAiSdkUsage, readAnthropicUsage, readOpenAiUsage } from './usage.js'
 import type { UsageRead } from './usage.js'
-
-type Obj = Record<string, unknown>
-
-/** A plain JSON object (not an array, not null). @internal */
-export const isObj = (u: unknown): u is Obj => typeof u === 'object' && u !== null && !Array.isArray(u)
-
-const str = (u: unknown): string | undefined => (typeof u === 'string' ? u : undefined)
 
 /** An OpenAI Chat Completions / Completions stream chunk (it has no `type`). @internal */
 export const isChatChunk = (v: Obj): boolean => {
@@ -36,7 +30,7 @@ export const isChatChunk = (v: Obj): boolean => {
 }
 
 /** A type name safe to quote in a diagnostic: at most 60 characters, control characters replaced. */
-const quoteType = (t: string): string => `"${(t.length > 60 ? `${t.slice(0, 57)}...` : t).replace(/[\u0000-\u001f\u007f]/g, '?')}"`
+const quoteType = (t: string): string => `"${short(t).replace(/[\u0000-\u001f\u007f]/g, '?')}"`
 
 /** Upper bounds that keep memory flat. */
 const MAX_OPEN_CALLS = 1024
@@ -64,29 +58,27 @@ interface Approval {
   readonly hasArgs: boolean
 }
 
-/** Part types that carry run content (they make a run, and after a finish they begin the next one). */
-const CONTENT_TYPES = new Set([
-  'start',
+/**
+ * Part types that only the AI SDK writes and that carry run content: step starts, text, reasoning and tool
+ * parts, and sources (fullStream and UI message stream). Format detection counts them as the SDK's own; the
+ * fold lets them make a run.
+ * @internal
+ */
+export const SDK_CONTENT_PARTS: ReadonlyArray<string> = [
   'start-step',
   'step-start',
   'text-start',
   'text-delta',
   'text-end',
-  'text',
   'reasoning-start',
   'reasoning-delta',
   'reasoning-end',
-  'reasoning',
-  'reasoning-part-finish',
-  'redacted-reasoning',
   'tool-input-start',
   'tool-input-delta',
   'tool-input-end',
   'tool-input-available',
   'tool-input-error',
   'tool-call',
-  'tool-call-streaming-start',
-  'tool-call-delta',
   'tool-result',
   'tool-error',
   'tool-output-available',
@@ -94,9 +86,25 @@ const CONTENT_TYPES = new Set([
   'tool-output-denied',
   'tool-approval-request',
   'tool-approval-response',
-  'source',
   'source-url',
   'source-document',
+]
+
+/**
+ * Part types that carry run content (they make a run, and after a finish they begin the next one): the SDK's
+ * content parts, the types it shares with other streams, ai@4 parts, and the raw provider events that open a
+ * message.
+ */
+const CONTENT_TYPES = new Set([
+  ...SDK_CONTENT_PARTS,
+  'start',
+  'text',
+  'reasoning',
+  'reasoning-part-finish',
+  'redacted-reasoning',
+  'tool-call-streaming-start',
+  'tool-call-delta',
+  'source',
   'file',
   'message_start',
   'content_block_start',
@@ -204,6 +212,23 @@ export class AiSdkFolder {
     addDiagnostic(this.run.draft, line, message)
   }
 
+  /**
+   * A raw provider stream's finish reason (absent or `null` while the message goes on) ends the run: kept as
+   * written, and mapped to the AI SDK vocabulary by `toSdk`. A reason that is not a string ends it too, flagged,
+   * with the diagnostic `notString`.
+   */
+  private providerFinish(r: Run, reason: unknown, toSdk: (raw: string) => string, line: number | undefined, notString: string): void {
+    if (typeof reason === 'string') {
+      r.finished = true
+      r.rawReason = reason
+      r.reason = toSdk(reason)
+    } else if (reason !== undefined && reason !== null) {
+      r.finished = true
+      r.badReason = true
+      this.diag(line, notString)
+    }
+  }
+
   private diagType(line: number | undefined, what: string, t: string): void {
     const d = this.run.draft
     if (d.diagnostics.length >= MAX_DIAGNOSTICS) d.diagnosticsDropped++
@@ -263,7 +288,7 @@ export class AiSdkFolder {
 
   /** Reads one parsed record. `line` is its 1-based line, when read from lines. */
   push(v: unknown, line: number | undefined): void {
-    if (!isObj(v)) {
+    if (!isObject(v)) {
       this.note(line, 'skipped a record that is not a JSON object')
       return
     }
@@ -493,7 +518,7 @@ export class AiSdkFolder {
 
   private approvalRequest(v: Obj, t: string, line: number | undefined): void {
     const r = this.mark(line, t)
-    const tc = isObj(v['toolCall']) ? v['toolCall'] : undefined
+    const tc = isObject(v['toolCall']) ? v['toolCall'] : undefined
     const approvalId = str(v['approvalId'])
     const callId = str(v['toolCallId']) ?? (tc !== undefined ? str(tc['toolCallId']) : undefined)
     const id = approvalId ?? callId
@@ -539,11 +564,11 @@ export class AiSdkFolder {
     r.finishSteps++
     r.stepEnded = true
     const resp = v['response']
-    const model = isObj(resp) ? str(resp['modelId']) : undefined
+    const model = isObject(resp) ? str(resp['modelId']) : undefined
     if (model !== undefined) r.model = r.model === undefined || r.model === model ? model : null
     const u = v['usage']
     if (u === undefined || u === null) return
-    if (!isObj(u)) return this.diag(line, 'ignored a step usage that is not an object')
+    if (!isObject(u)) return this.diag(line, 'ignored a step usage that is not an object')
     const read = readAiSdkUsage(u)
     this.countUsage(r, read, line)
     addUsage(r.draft, model ?? null, read.usage, undefined, line)
@@ -581,7 +606,7 @@ export class AiSdkFolder {
     } else if (typeof fr === 'string') r.rawReason = fr
     const total = v['totalUsage'] ?? v['usage']
     if (total === undefined || total === null) return
-    if (!isObj(total)) return this.diag(line, 'ignored a total usage that is not an object')
+    if (!isObject(total)) return this.diag(line, 'ignored a total usage that is not an object')
     const read = readAiSdkUsage(total)
     this.countUsage(r, read, line)
     const u = read.usage
@@ -613,36 +638,27 @@ export class AiSdkFolder {
       if (r0.finished) touch(r.draft, line)
       else r.mode = 'anthropic'
       const u = v['usage']
-      if (isObj(u)) {
+      if (isObject(u)) {
         const read = readAnthropicUsage(u, r.providerUsage)
         this.countUsage(r, read, line)
         r.providerUsage = read.usage
       }
       const delta = v['delta']
-      if (r.finished || !isObj(delta)) return
-      const sr = delta['stop_reason']
-      if (typeof sr === 'string') {
-        r.finished = true
-        r.rawReason = sr
-        r.reason = anthropicReason(sr)
-      } else if (sr !== undefined && sr !== null) {
-        r.finished = true
-        r.badReason = true
-        this.diag(line, 'the message_delta has a stop_reason that is not a string')
-      }
+      if (r.finished || !isObject(delta)) return
+      this.providerFinish(r, delta['stop_reason'], anthropicReason, line, 'the message_delta has a stop_reason that is not a string')
       return
     }
     const r = this.mark(line, t)
     r.mode = 'anthropic'
     if (t === 'message_start') {
       const m = v['message']
-      if (!isObj(m)) return
+      if (!isObject(m)) return
       const id = str(m['id'])
       if (id !== undefined) r.sessionId = id
       const model = str(m['model'])
       if (model !== undefined) r.model = model
       const u = m['usage']
-      if (isObj(u)) {
+      if (isObject(u)) {
         const read = readAnthropicUsage(u, r.providerUsage)
         this.countUsage(r, read, line)
         r.providerUsage = read.usage
@@ -651,7 +667,7 @@ export class AiSdkFolder {
     }
     if (t === 'content_block_start') {
       const b = v['content_block']
-      if (!isObj(b)) return
+      if (!isObject(b)) return
       const bt = b['type']
       if (bt === 'text') {
         const text = str(b['text'])
@@ -673,7 +689,7 @@ export class AiSdkFolder {
     }
     // content_block_delta
     const delta = v['delta']
-    if (!isObj(delta)) return
+    if (!isObject(delta)) return
     if (delta['type'] === 'text_delta') {
       const text = str(delta['text'])
       if (text !== undefined) {
@@ -704,7 +720,7 @@ export class AiSdkFolder {
     }
     const r = this.mark(line, t)
     r.mode = 'responses'
-    const resp = isObj(v['response']) ? v['response'] : undefined
+    const resp = isObject(v['response']) ? v['response'] : undefined
     if (resp !== undefined) {
       const id = str(resp['id'])
       if (id !== undefined) r.sessionId = id
@@ -721,7 +737,7 @@ export class AiSdkFolder {
     }
     if (t === 'response.output_item.added' || t === 'response.output_item.done') {
       const item = v['item']
-      if (isObj(item) && item['type'] === 'function_call') {
+      if (isObject(item) && item['type'] === 'function_call') {
         const id = str(item['call_id']) ?? str(item['id'])
         if (id !== undefined) this.noteCall(r, id, str(item['name']), undefined, false)
         const args = str(item['arguments'])
@@ -732,7 +748,7 @@ export class AiSdkFolder {
     }
     if (!terminal) return
     r.finished = true
-    if (resp !== undefined && isObj(resp['usage'])) {
+    if (resp !== undefined && isObject(resp['usage'])) {
       const read = readOpenAiUsage(resp['usage'])
       this.countUsage(r, read, line)
       r.providerUsage = read.usage
@@ -741,7 +757,7 @@ export class AiSdkFolder {
       r.rawReason = 'completed'
       r.reason = r.open.size > 0 ? 'tool-calls' : 'stop'
     } else if (t === 'response.incomplete') {
-      const det = resp !== undefined && isObj(resp['incomplete_details']) ? resp['incomplete_details'] : undefined
+      const det = resp !== undefined && isObject(resp['incomplete_details']) ? resp['incomplete_details'] : undefined
       const why = det !== undefined ? str(det['reason']) : undefined
       r.rawReason = why ?? 'incomplete'
       r.reason = why === 'max_output_tokens' ? 'length' : why === 'content_filter' ? 'content-filter' : r.rawReason
@@ -750,7 +766,7 @@ export class AiSdkFolder {
       r.reason = 'error'
       if (!r.errored) {
         const e = resp !== undefined ? resp['error'] : undefined
-        const read = isObj(e) ? errorOf(e) : undefined
+        const read = isObject(e) ? errorOf(e) : undefined
         if (read !== undefined) r.error = read
       }
     }
@@ -767,8 +783,8 @@ export class AiSdkFolder {
     if (r.finished) {
       // the usage chunk that follows the finish_reason chunk
       touch(r.draft, line)
-      if (isObj(u)) r.providerUsage = this.openAiUsage(r, u, line)
-      if (isObj(first) && typeof first['finish_reason'] === 'string') this.diag(line, 'ignored a second finish_reason for the same response')
+      if (isObject(u)) r.providerUsage = this.openAiUsage(r, u, line)
+      if (isObject(first) && typeof first['finish_reason'] === 'string') this.diag(line, 'ignored a second finish_reason for the same response')
       return
     }
     this.mark(line, 'chunk')
@@ -779,9 +795,9 @@ export class AiSdkFolder {
     }
     const model = str(v['model'])
     if (model !== undefined) r.model = model
-    if (isObj(u)) r.providerUsage = this.openAiUsage(r, u, line)
-    if (!isObj(first)) return
-    const delta = isObj(first['delta']) ? first['delta'] : undefined
+    if (isObject(u)) r.providerUsage = this.openAiUsage(r, u, line)
+    if (!isObject(first)) return
+    const delta = isObject(first['delta']) ? first['delta'] : undefined
     const text = delta !== undefined ? str(delta['content']) : str(first['text'])
     if (text !== undefined) {
       r.text += text
@@ -790,22 +806,13 @@ export class AiSdkFolder {
     const calls = delta !== undefined ? delta['tool_calls'] : undefined
     if (Array.isArray(calls)) {
       for (const c of calls as ReadonlyArray<unknown>) {
-        if (!isObj(c)) continue
+        if (!isObject(c)) continue
         const cid = str(c['id'])
-        const fn = isObj(c['function']) ? c['function'] : undefined
+        const fn = isObject(c['function']) ? c['function'] : undefined
         if (cid !== undefined) this.noteCall(r, cid, fn !== undefined ? str(fn['name']) : undefined, undefined, false)
       }
     }
-    const fr = first['finish_reason']
-    if (typeof fr === 'string') {
-      r.finished = true
-      r.rawReason = fr
-      r.reason = chatReason(fr)
-    } else if (fr !== undefined && fr !== null) {
-      r.finished = true
-      r.badReason = true
-      this.diag(line, 'the chunk has a finish_reason that is not a string')
-    }
+    this.providerFinish(r, first['finish_reason'], chatReason, line, 'the chunk has a finish_reason that is not a string')
   }
 
   private openAiUsage(r: Run, u: Obj, line: number | undefined): UsageInput {
@@ -821,7 +828,7 @@ const readError = (v: Obj): EndingError => {
   if (text !== undefined) return { message: cap(text) }
   const e = v['error']
   if (typeof e === 'string') return { message: cap(e) }
-  if (isObj(e)) {
+  if (isObject(e)) {
     const read = errorOf(e)
     if (read !== undefined) return read
   }
@@ -832,7 +839,7 @@ const readError = (v: Obj): EndingError => {
 /** An Error-like object's message, code and name (nested `error.message` too), or `undefined` without a message. */
 const errorOf = (e: Obj): EndingError | undefined => {
   let message = str(e['message'])
-  const inner = isObj(e['error']) ? e['error'] : undefined
+  const inner = isObject(e['error']) ? e['error'] : undefined
   if (message === undefined && inner !== undefined) message = str(inner['message'])
   if (message === undefined) return undefined
   const codeOf = (o: Obj | undefined): string | number | undefined => {

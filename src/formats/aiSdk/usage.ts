@@ -11,6 +11,7 @@
  * @module
  */
 import type { UsageInput } from '../../core/RunResult.js'
+import { isObject, type Obj } from '../json.js'
 
 /** A usage read from a record: the buckets (tokens), and flags for the reader's diagnostics. @internal */
 export interface UsageRead {
@@ -21,9 +22,8 @@ export interface UsageRead {
   readonly cacheExceedsInput: boolean
 }
 
-type Obj = Record<string, unknown>
-
-const isObj = (u: unknown): u is Obj => typeof u === 'object' && u !== null && !Array.isArray(u)
+/** Usage buckets being filled in (a writable `UsageInput`). */
+type Writable = { -readonly [K in keyof UsageInput]: UsageInput[K] }
 
 class Counts {
   badType = false
@@ -36,11 +36,25 @@ class Counts {
   }
 }
 
-const put = (u: { -readonly [K in keyof UsageInput]: UsageInput[K] }, k: keyof UsageInput, v: number | undefined): void => {
+const put = (u: Writable, k: keyof UsageInput, v: number | undefined): void => {
   if (v !== undefined) u[k] = v
 }
 
 const clampSub = (a: number, b: number): number => (a - b > 0 ? a - b : 0)
+
+/**
+ * Writes `inputTokens` for an input count that includes the cached tokens: the input less the cached part.
+ * When the cached count exceeds the input, the input is read as already excluding it: written as given, and
+ * `true` is returned (the caller flags `cacheExceedsInput`).
+ */
+const putUncachedInput = (out: Writable, input: number | undefined, cached: number | undefined): boolean => {
+  if (input !== undefined && cached !== undefined && cached > input) {
+    put(out, 'inputTokens', input)
+    return true
+  }
+  put(out, 'inputTokens', input === undefined ? undefined : clampSub(input, cached ?? 0))
+  return false
+}
 
 /**
  * An AI SDK usage object (`finish-step.usage`, `finish.totalUsage`; v4, v5 or v6 shape) in disjoint buckets.
@@ -51,10 +65,10 @@ const clampSub = (a: number, b: number): number => (a - b > 0 ? a - b : 0)
  */
 export const readAiSdkUsage = (u: Obj): UsageRead => {
   const c = new Counts()
-  const out: { -readonly [K in keyof UsageInput]: UsageInput[K] } = {}
+  const out: Writable = {}
   let cacheExceedsInput = false
-  const inDetails = isObj(u['inputTokenDetails']) ? u['inputTokenDetails'] : undefined
-  const outDetails = isObj(u['outputTokenDetails']) ? u['outputTokenDetails'] : undefined
+  const inDetails = isObject(u['inputTokenDetails']) ? u['inputTokenDetails'] : undefined
+  const outDetails = isObject(u['outputTokenDetails']) ? u['outputTokenDetails'] : undefined
   let inputTotal = c.num(u, 'inputTokens')
   let output = c.num(u, 'outputTokens')
   if (inputTotal === undefined && output === undefined) {
@@ -78,12 +92,7 @@ export const readAiSdkUsage = (u: Obj): UsageRead => {
     put(out, 'outputTokens', output)
     put(out, 'reasoningTokens', c.num(outDetails, 'reasoningTokens') ?? c.num(u, 'reasoningTokens'))
   } else {
-    if (inputTotal !== undefined && legacyCached !== undefined && legacyCached > inputTotal) {
-      cacheExceedsInput = true
-      put(out, 'inputTokens', inputTotal)
-    } else {
-      put(out, 'inputTokens', inputTotal === undefined ? undefined : clampSub(inputTotal, legacyCached ?? 0))
-    }
+    cacheExceedsInput = putUncachedInput(out, inputTotal, legacyCached)
     put(out, 'cacheReadTokens', legacyCached)
     put(out, 'outputTokens', output)
     put(out, 'reasoningTokens', c.num(u, 'reasoningTokens'))
@@ -99,7 +108,7 @@ export const readAiSdkUsage = (u: Obj): UsageRead => {
  */
 export const readAnthropicUsage = (u: Obj, prev: UsageInput | undefined): UsageRead => {
   const c = new Counts()
-  const out: { -readonly [K in keyof UsageInput]: UsageInput[K] } = { ...prev }
+  const out: Writable = { ...prev }
   put(out, 'inputTokens', c.num(u, 'input_tokens'))
   put(out, 'cacheReadTokens', c.num(u, 'cache_read_input_tokens'))
   put(out, 'cacheWriteTokens', c.num(u, 'cache_creation_input_tokens'))
@@ -115,21 +124,15 @@ export const readAnthropicUsage = (u: Obj, prev: UsageInput | undefined): UsageR
  */
 export const readOpenAiUsage = (u: Obj): UsageRead => {
   const c = new Counts()
-  const out: { -readonly [K in keyof UsageInput]: UsageInput[K] } = {}
+  const out: Writable = {}
   const responses = 'input_tokens' in u || 'output_tokens' in u
   const input = c.num(u, responses ? 'input_tokens' : 'prompt_tokens')
   const inD = u[responses ? 'input_tokens_details' : 'prompt_tokens_details']
   const outD = u[responses ? 'output_tokens_details' : 'completion_tokens_details']
-  const cached = c.num(isObj(inD) ? inD : undefined, 'cached_tokens')
-  let cacheExceedsInput = false
-  if (input !== undefined && cached !== undefined && cached > input) {
-    cacheExceedsInput = true
-    put(out, 'inputTokens', input)
-  } else {
-    put(out, 'inputTokens', input === undefined ? undefined : clampSub(input, cached ?? 0))
-  }
+  const cached = c.num(isObject(inD) ? inD : undefined, 'cached_tokens')
+  const cacheExceedsInput = putUncachedInput(out, input, cached)
   put(out, 'cacheReadTokens', cached)
   put(out, 'outputTokens', c.num(u, responses ? 'output_tokens' : 'completion_tokens'))
-  put(out, 'reasoningTokens', c.num(isObj(outD) ? outD : undefined, 'reasoning_tokens'))
+  put(out, 'reasoningTokens', c.num(isObject(outD) ? outD : undefined, 'reasoning_tokens'))
   return { usage: out, badType: c.badType, cacheExceedsInput }
 }

@@ -1,30 +1,23 @@
 /**
- * Helpers shared by the Claude Code readers (stream-json and on-disk transcripts): cheap shape checks,
- * Anthropic usage mapping, the per-message usage ledger (dedupe by `message.id`, last copy wins) and the
- * classification of user text (prompt, slash command, interrupt marker, hook feedback).
+ * Helpers shared by the Claude Code readers (stream-json and on-disk transcripts): the record and message
+ * checks and content-block reading both make, Anthropic usage mapping, the per-message usage ledger (dedupe by
+ * `message.id`, last copy wins) and the classification of user text (prompt, slash command, interrupt marker,
+ * hook feedback).
  *
  * Nothing here stringifies input values or throws on odd input.
  *
  * @module
  * @internal
  */
-import type { PendingItem } from '../../core/RunEnding.js'
-import { addDiagnostic, type ModelDraft, type RunDraft } from '../../core/RunResult.js'
+import type { EndingError, Failed, PendingItem } from '../../core/RunEnding.js'
+import { addDiagnostic, ensureChild, touch, type ModelDraft, type RunDraft } from '../../core/RunResult.js'
+import { isObject, short, str, type Obj } from '../json.js'
 
-/** A parsed JSON object. @internal */
-export type Rec = Record<string, unknown>
-
-/** `true` for a non-null, non-array object. @internal */
-export const isRec = (u: unknown): u is Rec => typeof u === 'object' && u !== null && !Array.isArray(u)
-
-/** The value when it is a string, else `undefined`. @internal */
-export const str = (u: unknown): string | undefined => (typeof u === 'string' ? u : undefined)
-
-/** The value when it is a finite number, else `undefined`. @internal */
+/** The value when it is a finite number, negative ones included, else `undefined`. @internal */
 export const num = (u: unknown): number | undefined => (typeof u === 'number' && Number.isFinite(u) ? u : undefined)
 
 /** A type name safe to quote in a diagnostic: at most 60 characters. @internal */
-export const quoteType = (t: string): string => `"${t.length > 60 ? `${t.slice(0, 57)}...` : t}"`
+export const quoteType = (t: string): string => `"${short(t)}"`
 
 /** An event time worth keeping: an ISO-like string (starts with a digit) or epoch milliseconds. @internal */
 export const timeOf = (u: unknown): string | number | undefined => {
@@ -66,7 +59,7 @@ const count = (u: unknown): number | null | undefined => {
  * @internal
  */
 export const anthropicBuckets = (u: unknown): Buckets | null | undefined => {
-  if (!isRec(u)) return undefined
+  if (!isObject(u)) return undefined
   const b = zero()
   const i = count(u['input_tokens'])
   const r = count(u['cache_read_input_tokens'])
@@ -78,7 +71,7 @@ export const anthropicBuckets = (u: unknown): Buckets | null | undefined => {
   b.cacheWriteTokens = w ?? 0
   b.outputTokens = o ?? 0
   const details = u['output_tokens_details']
-  if (isRec(details)) {
+  if (isObject(details)) {
     const t = count(details['thinking_tokens'])
     if (typeof t === 'number') b.reasoningTokens = Math.min(t, b.outputTokens)
   }
@@ -92,7 +85,7 @@ export const anthropicBuckets = (u: unknown): Buckets | null | undefined => {
  * @internal
  */
 export const modelUsageEntry = (u: unknown): { b: Buckets; cost: number | undefined } | null => {
-  if (!isRec(u)) return null
+  if (!isObject(u)) return null
   const i = count(u['inputTokens'])
   const r = count(u['cacheReadInputTokens'])
   const w = count(u['cacheCreationInputTokens'])
@@ -373,7 +366,7 @@ export const renameChild = (d: RunDraft, from: string, to: string): void => {
 export const toolResultText = (content: unknown): string | undefined => {
   if (typeof content === 'string') return content
   if (Array.isArray(content)) {
-    for (const b of content) if (isRec(b) && b['type'] === 'text' && typeof b['text'] === 'string') return b['text']
+    for (const b of content) if (isObject(b) && b['type'] === 'text' && typeof b['text'] === 'string') return b['text']
   }
   return undefined
 }
@@ -381,6 +374,131 @@ export const toolResultText = (content: unknown): string | undefined => {
 /** Adds a diagnostic for a record whose fields have unexpected types (type name quoted, ≤ 60 chars). @internal */
 export const badRecord = (d: RunDraft, line: number | undefined, type: string, what: string): void =>
   addDiagnostic(d, line, `skipped a ${quoteType(type)} record: ${what}`)
+
+/**
+ * The `type` of a record, or `undefined` when it has no string `type`: then the line is counted in `d` with a
+ * diagnostic, and the caller skips the record.
+ * @internal
+ */
+export const recordType = (d: RunDraft, v: Obj, line: number | undefined): string | undefined => {
+  const type = v['type']
+  if (typeof type === 'string') return type
+  touch(d, line)
+  addDiagnostic(d, line, 'skipped a record without a string "type"')
+  return undefined
+}
+
+/**
+ * A record of a type the reader does not fold: its line and time are counted in `d`; a type not in `known`
+ * (the types the reader skips on purpose) is also a diagnostic naming it.
+ * @internal
+ */
+export const otherRecord = (
+  d: RunDraft,
+  line: number | undefined,
+  time: string | number | undefined,
+  type: string,
+  known: ReadonlySet<string>,
+): void => {
+  touch(d, line, time)
+  if (!known.has(type)) addDiagnostic(d, line, `ignored a record of unknown type ${quoteType(type)}`)
+}
+
+/**
+ * The `message` object of a `user` or `assistant` record, or `undefined` when it is not an object: then the
+ * line is counted in `d` with a diagnostic, and the caller skips the record.
+ * @internal
+ */
+export const messageOf = (
+  d: RunDraft,
+  v: Obj,
+  line: number | undefined,
+  time: string | number | undefined,
+  type: 'user' | 'assistant',
+): Obj | undefined => {
+  const msg = v['message']
+  if (isObject(msg)) return msg
+  touch(d, line, time)
+  badRecord(d, line, type, 'its message is not an object')
+  return undefined
+}
+
+/** The model name Claude Code gives the assistant messages it writes itself (errors, interruptions): no usage. @internal */
+export const SYNTHETIC_MODEL = '<synthetic>'
+
+/**
+ * Adds the `usage` of an assistant message (with its `message.id` and model) to the run's ledger. A usage with
+ * a count of the wrong type is a diagnostic instead; a missing usage adds nothing.
+ * @internal
+ */
+export const addMessageUsage = (
+  d: RunDraft,
+  ledger: UsageLedger,
+  line: number | undefined,
+  id: string | undefined,
+  model: string,
+  usage: unknown,
+): void => {
+  const b = anthropicBuckets(usage)
+  if (b === null) addDiagnostic(d, line, 'ignored the usage of an assistant message: a token count is not a non-negative number')
+  else if (b !== undefined) ledger.add(id, model, b)
+}
+
+/** `more` appended to the text so far (`null` when there is none yet), after a blank line. @internal */
+export const joinText = (text: string | null, more: string): string => (text === null ? more : `${text}\n\n${more}`)
+
+/**
+ * Reads the content blocks of an assistant message into the run. Each tool call (`tool_use`,
+ * `server_tool_use`) counts once per id (`tools` remembers the ids seen); a `tool_use` of a subagent tool
+ * (also a `server_tool_use` one when `serverSubagents`) opens a child of the run keyed by its id, and the id
+ * goes to `taskIds`, so that its tool_result can end the child. Returns the text blocks joined by blank lines,
+ * or `null` when there are none (or `content` is not an array).
+ * @internal
+ */
+export const readAssistantBlocks = (
+  d: RunDraft,
+  content: unknown,
+  tools: RecentSet,
+  taskIds: Set<string>,
+  serverSubagents: boolean,
+): string | null => {
+  if (!Array.isArray(content)) return null
+  let text: string | null = null
+  for (const b of content) {
+    if (!isObject(b)) continue
+    const bt = b['type']
+    if (bt === 'text') {
+      const t = b['text']
+      if (typeof t === 'string') text = joinText(text, t)
+    } else if (bt === 'tool_use' || bt === 'server_tool_use') {
+      const tid = str(b['id'])
+      if (tid === undefined || tools.add(tid)) d.toolCalls++
+      const name = str(b['name'])
+      if (tid !== undefined && name !== undefined && SUBAGENT_TOOLS.has(name) && (serverSubagents || bt === 'tool_use')) {
+        ensureChild(d, tid)
+        taskIds.add(tid)
+      }
+    }
+  }
+  return text
+}
+
+/**
+ * The ending of a subagent whose `tool_result` block says `is_error`: `failed` `error`, with the text of the
+ * result's `content` (at most 2,000 characters) as the error message when it has one.
+ * @internal
+ */
+export const failedToolResult = (content: unknown): Failed => {
+  const t = toolResultText(content)
+  return { kind: 'failed', reason: 'error', ...(t !== undefined ? { error: { message: clip(t, 2000) } } : {}) }
+}
+
+/** The message of an API error the source wrote as assistant text: that text (clipped), or `API error` when it has none. @internal */
+export const apiErrorMessage = (text: string | null): string => (text !== null ? clip(text) : 'API error')
+
+/** An `EndingError` of a message and an optional code (the `code` field left out when there is none). @internal */
+export const endingError = (e: { readonly message: string; readonly code: string | undefined }): EndingError =>
+  e.code !== undefined ? { message: e.message, code: e.code } : { message: e.message }
 
 /**
  * A bounded set of recently seen ids (tool-call ids, message ids): remembers the last `cap` only, so memory

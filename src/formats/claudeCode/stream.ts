@@ -18,28 +18,32 @@ import {
   type RunFacts,
   type RunResult,
 } from '../../core/RunResult.js'
+import { isObject, str, type Obj } from '../json.js'
 import {
   RecentSet,
-  SUBAGENT_TOOLS,
+  SYNTHETIC_MODEL,
   UsageLedger,
-  anthropicBuckets,
+  addMessageUsage,
+  apiErrorMessage,
   badRecord,
   classifyUserText,
   clip,
   cutOffReason,
-  isRec,
+  endingError,
+  failedToolResult,
+  joinText,
   ledgerFigures,
+  messageOf,
   modelUsageEntry,
   num,
-  quoteType,
+  otherRecord,
+  readAssistantBlocks,
+  recordType,
   roundUsd,
-  str,
   timeOf,
-  toolResultText,
   writeUsage,
   type Buckets,
   type ModelFigure,
-  type Rec,
 } from './shared.js'
 
 /** Record types of stream-json that carry nothing for the run (read and ignored without a diagnostic). */
@@ -87,7 +91,7 @@ interface RunFlags {
   fatal: { message: string; code: string | undefined } | null
 }
 
-const errorsOf = (v: Rec): Array<string> => {
+const errorsOf = (v: Obj): Array<string> => {
   const e = v['errors']
   const out: Array<string> = []
   if (!Array.isArray(e)) return out
@@ -109,7 +113,7 @@ const firstNumber = (texts: ReadonlyArray<string>, re: RegExp): number | undefin
   return undefined
 }
 
-const limitEnding = (reason: string, v: Rec): Limit => {
+const limitEnding = (reason: string, v: Obj): Limit => {
   const errors = errorsOf(v)
   if (reason === 'max_turns') {
     const lim = num(v['max_turns']) ?? num(v['maxTurns']) ?? firstNumber(errors, /max(?:imum)?(?: number of)? turns\D{0,20}(\d+)/i)
@@ -122,7 +126,7 @@ const limitEnding = (reason: string, v: Rec): Limit => {
   return { kind: 'limit', reason }
 }
 
-const failedEnding = (v: Rec, reason: string, f: RunFlags, raw?: string): Failed => {
+const failedEnding = (v: Obj, reason: string, f: RunFlags, raw?: string): Failed => {
   const text = str(v['result'])
   const errors = errorsOf(v)
   const message =
@@ -146,7 +150,7 @@ const failedEnding = (v: Rec, reason: string, f: RunFlags, raw?: string): Failed
   }
 }
 
-const isErrorLike = (v: Rec, f: RunFlags): string =>
+const isErrorLike = (v: Obj, f: RunFlags): string =>
   num(v['api_error_status']) !== undefined || f.lastAssistantError !== undefined || f.fatal !== null ? 'provider_error' : 'error'
 
 /**
@@ -155,7 +159,7 @@ const isErrorLike = (v: Rec, f: RunFlags): string =>
  * `stop_reason`; then success. An unknown `terminal_reason` or `subtype` is `failed` `unrecognized`.
  * @internal
  */
-export const resultEnding = (v: Rec, f: RunFlags): RunEnding => {
+export const resultEnding = (v: Obj, f: RunFlags): RunEnding => {
   const subtype = str(v['subtype'])
   const tr = str(v['terminal_reason'])
   const isError = v['is_error'] === true
@@ -187,7 +191,7 @@ export const resultEnding = (v: Rec, f: RunFlags): RunEnding => {
   if (tr === 'tool_deferred') {
     const dtu = v['deferred_tool_use']
     const pending: Array<PendingItem> = []
-    if (isRec(dtu)) {
+    if (isObject(dtu)) {
       const name = str(dtu['name'])
       pending.push({
         id: str(dtu['id']) ?? '',
@@ -281,10 +285,18 @@ export class StreamReader {
     this.d = initial
   }
 
-  /** New run content arrived: the previous result's run (held, or handed out live) is over. */
-  private work(): void {
+  /**
+   * A user or assistant message arrived: it is content of the open run, and the previous result's run (held, or
+   * handed out live) is over. Returns the open run's draft.
+   */
+  private message(line: number | undefined, time: string | number | undefined, type: 'user' | 'assistant'): RunDraft {
     this.flushHeld()
     this.justEmitted = false
+    const d = this.d
+    touch(d, line, time)
+    d.hasContent = true
+    this.lastType = type
+    return d
   }
 
   /** The draft that takes diagnostics for the current line. */
@@ -315,13 +327,9 @@ export class StreamReader {
   }
 
   /** Reads one parsed record (an object). */
-  record(v: Rec, line: number | undefined): void {
-    const type = v['type']
-    if (typeof type !== 'string') {
-      touch(this.d, line)
-      addDiagnostic(this.d, line, 'skipped a record without a string "type"')
-      return
-    }
+  record(v: Obj, line: number | undefined): void {
+    const type = recordType(this.d, v, line)
+    if (type === undefined) return
     const time = timeOf(v['timestamp'])
     switch (type) {
       case 'assistant':
@@ -337,32 +345,19 @@ export class StreamReader {
         this.system(v, line, time)
         return
       default:
-        touch(this.d, line, time)
-        if (!IGNORED_TYPES.has(type)) addDiagnostic(this.d, line, `ignored a record of unknown type ${quoteType(type)}`)
+        otherRecord(this.d, line, time, type, IGNORED_TYPES)
     }
   }
 
-  private assistant(v: Rec, line: number | undefined, time: string | number | undefined): void {
-    const msg = v['message']
-    if (!isRec(msg)) {
-      touch(this.d, line, time)
-      badRecord(this.d, line, 'assistant', 'its message is not an object')
-      return
-    }
-    this.work()
-    const d = this.d
-    touch(d, line, time)
-    d.hasContent = true
-    this.lastType = 'assistant'
+  private assistant(v: Obj, line: number | undefined, time: string | number | undefined): void {
+    const msg = messageOf(this.d, v, line, time, 'assistant')
+    if (msg === undefined) return
+    const d = this.message(line, time, 'assistant')
     const parent = str(v['parent_tool_use_id'])
     const model = str(msg['model']) ?? 'unknown'
     const id = str(msg['id'])
-    const synthetic = model === '<synthetic>'
-    if (!synthetic) {
-      const b = anthropicBuckets(msg['usage'])
-      if (b === null) addDiagnostic(d, line, 'ignored the usage of an assistant message: a token count is not a non-negative number')
-      else if (b !== undefined) this.ledger.add(id, model, b)
-    }
+    const synthetic = model === SYNTHETIC_MODEL
+    if (!synthetic) addMessageUsage(d, this.ledger, line, id, model, msg['usage'])
     if (parent === undefined) {
       const sid = str(v['session_id'])
       if (sid !== undefined) this.sessionId = sid
@@ -374,53 +369,27 @@ export class StreamReader {
     } else {
       ensureChild(d, parent)
     }
-    const content = msg['content']
-    let text: string | null = null
-    if (Array.isArray(content)) {
-      for (const b of content) {
-        if (!isRec(b)) continue
-        const bt = b['type']
-        if (bt === 'text') {
-          const t = b['text']
-          if (typeof t === 'string') text = text === null ? t : `${text}\n\n${t}`
-        } else if (bt === 'tool_use' || bt === 'server_tool_use') {
-          const tid = str(b['id'])
-          if (tid === undefined || this.tools.add(tid)) d.toolCalls++
-          const name = str(b['name'])
-          if (tid !== undefined && name !== undefined && SUBAGENT_TOOLS.has(name)) {
-            ensureChild(d, tid)
-            this.taskIds.add(tid)
-          }
-        }
-      }
-    }
+    // stream-json opens a subagent child for a server-side call too
+    const text = readAssistantBlocks(d, msg['content'], this.tools, this.taskIds, true)
     if (parent !== undefined) return
     const f = this.flags
     const errCode = str(v['error'])
     const apiError = v['isApiErrorMessage'] === true || v['is_api_error_message'] === true
     if (synthetic && (errCode !== undefined || apiError)) {
-      f.fatal = { message: text !== null ? clip(text) : 'API error', code: errCode }
+      f.fatal = { message: apiErrorMessage(text), code: errCode }
     } else {
-      f.fatal = apiError ? { message: text !== null ? clip(text) : 'API error', code: errCode } : null
+      f.fatal = apiError ? { message: apiErrorMessage(text), code: errCode } : null
     }
     f.lastAssistantError = errCode
     const stop = str(msg['stop_reason'])
     if (stop !== undefined) f.lastStop = stop
-    if (!synthetic && text !== null) this.rootText = this.rootText === null ? text : `${this.rootText}\n\n${text}`
+    if (!synthetic && text !== null) this.rootText = joinText(this.rootText, text)
   }
 
-  private user(v: Rec, line: number | undefined, time: string | number | undefined): void {
-    const msg = v['message']
-    if (!isRec(msg)) {
-      touch(this.d, line, time)
-      badRecord(this.d, line, 'user', 'its message is not an object')
-      return
-    }
-    this.work()
-    const d = this.d
-    touch(d, line, time)
-    d.hasContent = true
-    this.lastType = 'user'
+  private user(v: Obj, line: number | undefined, time: string | number | undefined): void {
+    const msg = messageOf(this.d, v, line, time, 'user')
+    if (msg === undefined) return
+    const d = this.message(line, time, 'user')
     this.flags.fatal = null
     const parent = str(v['parent_tool_use_id'])
     const content = msg['content']
@@ -431,15 +400,12 @@ export class StreamReader {
     if (!Array.isArray(content)) return
     let sawText = false
     for (const b of content) {
-      if (!isRec(b)) continue
+      if (!isObject(b)) continue
       const bt = b['type']
       if (bt === 'tool_result') {
         const tid = str(b['tool_use_id'])
         if (tid !== undefined && this.taskIds.has(tid)) {
-          if (b['is_error'] === true) {
-            const t = toolResultText(b['content'])
-            setChildEnding(d, tid, { kind: 'failed', reason: 'error', ...(t !== undefined ? { error: { message: clip(t, 2000) } } : {}) }, null)
-          } else setChildEnding(d, tid, { kind: 'answered' }, null)
+          setChildEnding(d, tid, b['is_error'] === true ? failedToolResult(b['content']) : { kind: 'answered' }, null)
         }
       } else if (bt === 'text' && !sawText) {
         sawText = true
@@ -449,7 +415,7 @@ export class StreamReader {
     }
   }
 
-  private system(v: Rec, line: number | undefined, time: string | number | undefined): void {
+  private system(v: Obj, line: number | undefined, time: string | number | undefined): void {
     const d = this.d
     touch(d, line, time)
     const subtype = str(v['subtype'])
@@ -500,7 +466,7 @@ export class StreamReader {
     this.baseModels = new Map()
   }
 
-  private result(v: Rec, line: number | undefined, time: string | number | undefined): void {
+  private result(v: Obj, line: number | undefined, time: string | number | undefined): void {
     const st = v['subtype']
     const ie = v['is_error']
     const tr = v['terminal_reason']
@@ -539,7 +505,7 @@ export class StreamReader {
     const denials = v['permission_denials']
     if (Array.isArray(denials)) {
       for (const x of denials) {
-        if (!isRec(x)) continue
+        if (!isObject(x)) continue
         const name = str(x['tool_name'])
         const id = str(x['tool_use_id'])
         if (name === undefined || id === undefined) continue
@@ -572,7 +538,7 @@ export class StreamReader {
   }
 
   /** This run's usage, cost and turns: the change of the process's running totals since the previous result. */
-  private applyTotals(v: Rec, d: RunDraft, line: number | undefined): void {
+  private applyTotals(v: Obj, d: RunDraft, line: number | undefined): void {
     const rawCost = v['total_cost_usd']
     const total = num(rawCost)
     if (rawCost !== undefined && rawCost !== null && (total === undefined || total < 0)) addDiagnostic(d, line, 'ignored total_cost_usd: it is not a non-negative number')
@@ -583,8 +549,8 @@ export class StreamReader {
       this.baseCost = total
     }
     const mu = v['modelUsage']
-    const keys = isRec(mu) ? Object.keys(mu) : []
-    if (isRec(mu) && keys.length > 0) {
+    const keys = isObject(mu) ? Object.keys(mu) : []
+    if (isObject(mu) && keys.length > 0) {
       const figures: Array<ModelFigure> = []
       for (const model of keys) {
         const e = modelUsageEntry(mu[model])
@@ -656,7 +622,7 @@ export class StreamReader {
     const fatal = this.flags.fatal
     const ending: RunEnding =
       fatal !== null
-        ? { kind: 'failed', reason: 'provider_error', phase: 'stream', error: fatal.code !== undefined ? { message: fatal.message, code: fatal.code } : { message: fatal.message } }
+        ? { kind: 'failed', reason: 'provider_error', phase: 'stream', error: endingError(fatal) }
         : this.lastType !== null
           ? { kind: 'unfinished', lastEventType: this.lastType }
           : { kind: 'unfinished' }

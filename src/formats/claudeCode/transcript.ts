@@ -6,27 +6,29 @@
  * @internal
  */
 import type { PendingItem, RunEnding } from '../../core/RunEnding.js'
-import { addDiagnostic, ensureChild, finishRun, newDraft, setChildEnding, touch, type RunDraft, type RunResult } from '../../core/RunResult.js'
+import { finishRun, newDraft, setChildEnding, touch, type RunDraft, type RunResult } from '../../core/RunResult.js'
+import { isObject, str, type Obj } from '../json.js'
 import {
   INTERACTIVE_TOOLS,
   RecentSet,
-  SUBAGENT_TOOLS,
+  SYNTHETIC_MODEL,
   UsageLedger,
-  anthropicBuckets,
-  badRecord,
+  addMessageUsage,
+  apiErrorMessage,
   classifyUserText,
-  clip,
   cutOffReason,
-  isRec,
+  endingError,
+  failedToolResult,
+  joinText,
   ledgerFigures,
+  messageOf,
   num,
-  quoteType,
+  otherRecord,
+  readAssistantBlocks,
+  recordType,
   renameChild,
-  str,
   timeOf,
-  toolResultText,
   writeUsage,
-  type Rec,
   type UserTextKind,
 } from './shared.js'
 
@@ -72,7 +74,7 @@ type LastFact =
 /** How to treat sidechain records: `auto` decides from the first user/assistant record. @internal */
 export type SubagentMode = boolean | 'auto'
 
-const userKind = (v: Rec, msg: Rec): UserTextKind | 'tool_result' => {
+const userKind = (v: Obj, msg: Obj): UserTextKind | 'tool_result' => {
   if (v['isMeta'] === true || v['isCompactSummary'] === true || v['isVisibleInTranscriptOnly'] === true) return 'meta'
   const content = msg['content']
   if (typeof content === 'string') return classifyUserText(content)
@@ -80,7 +82,7 @@ const userKind = (v: Rec, msg: Rec): UserTextKind | 'tool_result' => {
   let text: string | undefined
   let any = false
   for (const b of content) {
-    if (!isRec(b)) continue
+    if (!isObject(b)) continue
     any = true
     const bt = b['type']
     if (bt === 'tool_result') return 'tool_result'
@@ -88,6 +90,15 @@ const userKind = (v: Rec, msg: Rec): UserTextKind | 'tool_result' => {
   }
   if (text !== undefined) return classifyUserText(text)
   return any ? 'prompt' : 'meta'
+}
+
+/** The last block that is an object (the one that tells what the message ended with), or `undefined`. */
+const lastObject = (blocks: ReadonlyArray<unknown>): Obj | undefined => {
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const b = blocks[i]
+    if (isObject(b)) return b
+  }
+  return undefined
 }
 
 /**
@@ -148,7 +159,7 @@ export class TranscriptReader {
     this.newRun()
   }
 
-  private decideMode(v: Rec): 'main' | 'sub' {
+  private decideMode(v: Obj): 'main' | 'sub' {
     if (this.mode !== null) return this.mode
     const side = v['isSidechain'] === true
     const subFile = this.file !== null && /[\\/]subagents[\\/][^\\/]+$/.test(this.file)
@@ -157,13 +168,9 @@ export class TranscriptReader {
   }
 
   /** Reads one parsed record (an object). */
-  record(v: Rec, line: number | undefined): void {
-    const type = v['type']
-    if (typeof type !== 'string') {
-      touch(this.d, line)
-      addDiagnostic(this.d, line, 'skipped a record without a string "type"')
-      return
-    }
+  record(v: Obj, line: number | undefined): void {
+    const type = recordType(this.d, v, line)
+    if (type === undefined) return
     const sid = str(v['sessionId'])
     if (sid !== undefined && this.fileSession === null) this.fileSession = sid
     const time = timeOf(v['timestamp'])
@@ -179,25 +186,20 @@ export class TranscriptReader {
         this.attachment(v)
         return
       default:
-        touch(this.d, line, time)
-        if (!TRANSCRIPT_TYPES.has(type)) addDiagnostic(this.d, line, `ignored a record of unknown type ${quoteType(type)}`)
+        otherRecord(this.d, line, time, type, TRANSCRIPT_TYPES)
     }
   }
 
-  private attachment(v: Rec): void {
+  private attachment(v: Obj): void {
     const a = v['attachment']
-    if (!isRec(a) || a['type'] !== 'max_turns_reached') return
+    if (!isObject(a) || a['type'] !== 'max_turns_reached') return
     if (v['isSidechain'] === true && this.mode !== 'sub') return
     this.fact = { k: 'limit', limit: num(a['maxTurns']) ?? num(a['max_turns']), actual: num(a['turnCount']) ?? num(a['turn_count']) }
   }
 
-  private user(v: Rec, line: number | undefined, time: string | number | undefined): void {
-    const msg = v['message']
-    if (!isRec(msg)) {
-      touch(this.d, line, time)
-      badRecord(this.d, line, 'user', 'its message is not an object')
-      return
-    }
+  private user(v: Obj, line: number | undefined, time: string | number | undefined): void {
+    const msg = messageOf(this.d, v, line, time, 'user')
+    if (msg === undefined) return
     const mode = this.decideMode(v)
     const side = mode === 'main' && v['isSidechain'] === true
     const kind = userKind(v, msg)
@@ -229,70 +231,44 @@ export class TranscriptReader {
     }
   }
 
-  private toolResults(v: Rec, msg: Rec, side: boolean): void {
+  private toolResults(v: Obj, msg: Obj, side: boolean): void {
     const content = msg['content']
     if (!Array.isArray(content)) return
     const d = this.d
     for (const b of content) {
-      if (!isRec(b) || b['type'] !== 'tool_result') continue
+      if (!isObject(b) || b['type'] !== 'tool_result') continue
       const id = str(b['tool_use_id'])
       if (id === undefined) continue
       if (!side && this.pending.length > 0) this.pending = this.pending.filter((p) => p.id !== id)
       if (!this.taskIds.has(id)) continue
       const tur = v['toolUseResult']
-      const status = isRec(tur) ? str(tur['status']) : undefined
+      const status = isObject(tur) ? str(tur['status']) : undefined
       if (b['is_error'] === true) {
-        const t = toolResultText(b['content'])
-        setChildEnding(d, id, { kind: 'failed', reason: 'error', ...(t !== undefined ? { error: { message: clip(t, 2000) } } : {}) }, null)
+        setChildEnding(d, id, failedToolResult(b['content']), null)
       } else if (status !== 'async_launched') {
         setChildEnding(d, id, { kind: 'answered' }, status ?? null)
       }
-      const agentId = isRec(tur) ? str(tur['agentId']) : undefined
+      const agentId = isObject(tur) ? str(tur['agentId']) : undefined
       if (agentId !== undefined) renameChild(d, id, agentId)
       this.taskIds.delete(id)
     }
   }
 
-  private assistant(v: Rec, line: number | undefined, time: string | number | undefined): void {
-    const msg = v['message']
-    if (!isRec(msg)) {
-      touch(this.d, line, time)
-      badRecord(this.d, line, 'assistant', 'its message is not an object')
-      return
-    }
+  private assistant(v: Obj, line: number | undefined, time: string | number | undefined): void {
+    const msg = messageOf(this.d, v, line, time, 'assistant')
+    if (msg === undefined) return
     const mode = this.decideMode(v)
     const side = mode === 'main' && v['isSidechain'] === true
     const d = this.d
     touch(d, line, time)
     const model = str(msg['model']) ?? 'unknown'
     const id = str(msg['id'])
-    const synthetic = model === '<synthetic>'
-    if (!synthetic) {
-      const b = anthropicBuckets(msg['usage'])
-      if (b === null) addDiagnostic(d, line, 'ignored the usage of an assistant message: a token count is not a non-negative number')
-      else if (b !== undefined) this.ledger.add(id, model, b)
-    }
+    const synthetic = model === SYNTHETIC_MODEL
+    if (!synthetic) addMessageUsage(d, this.ledger, line, id, model, msg['usage'])
     const content = msg['content']
     const blocks: ReadonlyArray<unknown> = Array.isArray(content) ? content : []
-    let text: string | null = null
-    let last: Rec | undefined
-    for (const b of blocks) {
-      if (!isRec(b)) continue
-      last = b
-      const bt = b['type']
-      if (bt === 'text') {
-        const t = b['text']
-        if (typeof t === 'string') text = text === null ? t : `${text}\n\n${t}`
-      } else if (bt === 'tool_use' || bt === 'server_tool_use') {
-        const tid = str(b['id'])
-        if (tid === undefined || this.tools.add(tid)) d.toolCalls++
-        const name = str(b['name'])
-        if (tid !== undefined && name !== undefined && SUBAGENT_TOOLS.has(name) && bt === 'tool_use') {
-          ensureChild(d, tid)
-          this.taskIds.add(tid)
-        }
-      }
-    }
+    // a transcript opens subagent children for client-side calls only
+    const text = readAssistantBlocks(d, blocks, this.tools, this.taskIds, false)
     if (side) return
     d.hasContent = true
     const sid = str(v['sessionId'])
@@ -300,7 +276,7 @@ export class TranscriptReader {
     const apiError = v['isApiErrorMessage'] === true
     if (synthetic || apiError) {
       if (apiError || (text !== null && text.startsWith('API Error'))) {
-        this.fact = { k: 'api_error', message: text !== null ? clip(text) : 'API error', code: str(v['error']) }
+        this.fact = { k: 'api_error', message: apiErrorMessage(text), code: str(v['error']) }
       }
       return
     }
@@ -312,15 +288,16 @@ export class TranscriptReader {
       this.rootStop = undefined
       this.pending = []
     }
-    if (text !== null) this.rootText = this.rootText === null ? text : `${this.rootText}\n\n${text}`
+    if (text !== null) this.rootText = joinText(this.rootText, text)
     const stop = str(msg['stop_reason'])
     if (stop !== undefined) this.rootStop = stop
+    const last = lastObject(blocks)
     if (last === undefined) return
     const lt = last['type']
     if (lt === 'text') this.fact = { k: 'text', stop: this.rootStop }
     else if (lt === 'tool_use') {
       for (const b of blocks) {
-        if (!isRec(b) || b['type'] !== 'tool_use') continue
+        if (!isObject(b) || b['type'] !== 'tool_use') continue
         const name = str(b['name'])
         const kind = name !== undefined ? INTERACTIVE_TOOLS.get(name) : undefined
         const tid = str(b['id'])
@@ -350,7 +327,7 @@ export class TranscriptReader {
         return { ending: { kind: 'stopped', by: 'caller' }, finishReason: null }
       case 'api_error':
         return {
-          ending: { kind: 'failed', reason: 'provider_error', error: f.code !== undefined ? { message: f.message, code: f.code } : { message: f.message } },
+          ending: { kind: 'failed', reason: 'provider_error', error: endingError(f) },
           finishReason: null,
         }
       case 'limit':

@@ -24,8 +24,9 @@
  * @module
  */
 import type { RunEnding } from '../../core/RunEnding.js'
-import { addDiagnostic, addUsage, finishRun, newDraft, touch, type RunResult } from '../../core/RunResult.js'
-import { DraftHolder, isObject, minus, notBelow, readTokens, shortName, toBuckets, type CodexTokens } from './shared.js'
+import { addDiagnostic, addUsage, touch, type RunResult } from '../../core/RunResult.js'
+import { isObject, type Obj } from '../json.js'
+import { DraftHolder, minus, notBelow, readTokens, toBuckets, unfinishedAfter, type CodexTokens } from './shared.js'
 
 /** Item types that are tool calls (`toolCalls` counts their completed items, each id once). */
 const TOOL_ITEMS = new Set(['command_execution', 'file_change', 'mcp_tool_call', 'web_search', 'collab_tool_call'])
@@ -41,7 +42,6 @@ interface Decision {
  * @since 0.1.0
  */
 export class ExecReader extends DraftHolder {
-  private sessionId: string | null = null
   private decided: Decision | null = null
   private content = false
   private lastAgent: string | null = null
@@ -51,35 +51,18 @@ export class ExecReader extends DraftHolder {
   private trailingError: string | null = null
   private pendingInput: string | null = null
   private prevUsage: CodexTokens | null = null
-  private emitted = 0
 
   /** Live mode: the run was handed out at its terminal record and no new turn has started since. */
   private liveEnded = false
 
-  constructor(
-    private readonly emit: (r: RunResult) => void,
-    private readonly file: string | null,
-    private readonly live: { readonly note?: (line: number | undefined, message: string) => void } | null = null,
-  ) {
-    super()
-  }
-
   /** Live mode: a terminal or error record after the run was handed out is reported, never a new run. */
   private late(line: number, type: string): boolean {
     if (!this.liveEnded) return false
-    const msg = `ignored a ${type} record after the turn had ended; the first ending stands`
-    if (this.live?.note !== undefined) this.live.note(line, msg)
-    else addDiagnostic(this.draft, line, msg)
+    this.noteLive(line, `ignored a ${type} record after the turn had ended; the first ending stands`)
     return true
   }
 
-  /** Reads one parsed record. */
-  record(v: unknown, line: number): void {
-    if (!isObject(v) || typeof v['type'] !== 'string') {
-      this.diagnostic(line, 'skipped a record that is not an object with a string type')
-      return
-    }
-    const type = v['type']
+  protected typedRecord(v: Obj, type: string, line: number): void {
     switch (type) {
       case 'thread.started': {
         this.liveEnded = false
@@ -157,14 +140,7 @@ export class ExecReader extends DraftHolder {
   /** The open run as it stands (for live status lines), `unfinished` until its turn ends; `undefined` when none is open. */
   snapshot(): RunResult | undefined {
     if (!this.content || this.decided !== null) return undefined
-    return finishRun(this.draft, {
-      format: 'codex',
-      sessionId: this.sessionId,
-      ending: this.lastType === undefined ? { kind: 'unfinished' } : { kind: 'unfinished', lastEventType: shortName(this.lastType) },
-      finishReason: null,
-      response: null,
-      file: this.file,
-    })
+    return this.unfinishedSnapshot(this.lastType)
   }
 
   /** The input ended: hands out the open run (or one `unfinished` run when the input held none). */
@@ -243,20 +219,9 @@ export class ExecReader extends DraftHolder {
     } else if (this.pendingInput !== null) {
       ending = { kind: 'suspended', pending: [{ id: this.pendingInput, kind: 'question' }] }
     } else {
-      ending = this.lastType === undefined ? { kind: 'unfinished' } : { kind: 'unfinished', lastEventType: shortName(this.lastType) }
+      ending = unfinishedAfter(this.lastType)
     }
-    this.emitted++
-    this.emit(
-      finishRun(this.draft, {
-        format: 'codex',
-        sessionId: this.sessionId,
-        ending,
-        finishReason,
-        response: this.lastAgent,
-        file: this.file,
-      }),
-    )
-    this.draft = newDraft()
+    this.handOut(ending, finishReason, this.lastAgent, false, null)
     this.decided = null
     this.content = false
     this.lastAgent = null

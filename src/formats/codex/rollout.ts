@@ -45,8 +45,9 @@
  * @module
  */
 import type { RunEnding } from '../../core/RunEnding.js'
-import { addDiagnostic, addUsage, finishRun, newDraft, touch, type RunResult } from '../../core/RunResult.js'
-import { DraftHolder, isObject, isZero, looksIsoTime, minus, notBelow, readTokens, shortName, toBuckets, type CodexTokens } from './shared.js'
+import { addDiagnostic, addUsage, touch, type RunResult } from '../../core/RunResult.js'
+import { count, isObject, short, type Obj } from '../json.js'
+import { DraftHolder, isZero, looksIsoTime, minus, notBelow, readTokens, toBuckets, unfinishedAfter, type CodexTokens } from './shared.js'
 
 const TOOL_CALLS = new Set([
   'function_call',
@@ -105,10 +106,8 @@ const messageText = (content: unknown): string | null => {
  * @since 0.1.0
  */
 export class RolloutReader extends DraftHolder {
-  private sessionId: string | null = null
   private model: string | null = null
   private prevTotal: CodexTokens | null = null
-  private emitted = 0
   // The open run.
   private hasPrompt = false
   private hasTask = false
@@ -121,14 +120,6 @@ export class RolloutReader extends DraftHolder {
   /** Live: the ended run was handed out early (the input went quiet) and no new run has started since. */
   private handedOut = false
   private lateNoted = false
-
-  constructor(
-    private readonly emit: (r: RunResult) => void,
-    private readonly file: string | null,
-    private readonly live: { readonly note?: (line: number | undefined, message: string) => void } | null = null,
-  ) {
-    super()
-  }
 
   /**
    * Live streams only: the input has gone quiet. A run whose turn has ended (`task_complete`, `turn_aborted`)
@@ -159,28 +150,17 @@ export class RolloutReader extends DraftHolder {
       const before = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens
       this.tokenCount(payload['info'], line)
       const added = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens - before
-      if (added > 0) this.noteLate(line, `a token count of ${added} tokens came after run ${this.emitted} was handed out; it counts toward the next run`)
+      if (added > 0) this.noteLive(line, `a token count of ${added} tokens came after run ${this.emitted} was handed out; it counts toward the next run`)
       return true
     }
     if (!this.lateNoted) {
       this.lateNoted = true
-      this.noteLate(line, `records after the ending of run ${this.emitted} came after it was handed out (the input had paused); they are not in it`)
+      this.noteLive(line, `records after the ending of run ${this.emitted} came after it was handed out (the input had paused); they are not in it`)
     }
     return true
   }
 
-  private noteLate(line: number, message: string): void {
-    if (this.live?.note !== undefined) this.live.note(line, message)
-    else addDiagnostic(this.draft, line, message)
-  }
-
-  /** Reads one parsed record. */
-  record(v: unknown, line: number): void {
-    if (!isObject(v) || typeof v['type'] !== 'string') {
-      this.diagnostic(line, 'skipped a record that is not an object with a string type')
-      return
-    }
-    const type = v['type']
+  protected typedRecord(v: Obj, type: string, line: number): void {
     if (!PAYLOAD_TYPES.has(type)) {
       touch(this.draft, line)
       return
@@ -228,14 +208,7 @@ export class RolloutReader extends DraftHolder {
   /** The open run as it stands (for live status lines), `unfinished` until it ends; `undefined` when none is open. */
   snapshot(): RunResult | undefined {
     if (!this.hasContent() || this.decided !== null) return undefined
-    return finishRun(this.draft, {
-      format: 'codex',
-      sessionId: this.sessionId,
-      ending: this.lastKind === undefined ? { kind: 'unfinished' } : { kind: 'unfinished', lastEventType: shortName(this.lastKind) },
-      finishReason: null,
-      response: null,
-      file: this.file,
-    })
+    return this.unfinishedSnapshot(this.lastKind)
   }
 
   private hasContent(): boolean {
@@ -313,7 +286,7 @@ export class RolloutReader extends DraftHolder {
         const code = typeof info === 'string' ? info : isObject(info) ? Object.keys(info)[0] : undefined
         this.lastError = {
           message: typeof m === 'string' ? m : 'error',
-          ...(code !== undefined ? { code: shortName(code) } : {}),
+          ...(code !== undefined ? { code: short(code) } : {}),
         }
         this.mark('error', t)
         return
@@ -349,7 +322,7 @@ export class RolloutReader extends DraftHolder {
       return
     }
     const d = p['duration_ms']
-    const durationMs = typeof d === 'number' && Number.isFinite(d) && d >= 0 ? d : null
+    const durationMs = count(d) ?? null
     if (t === 'turn_aborted') {
       const reason = p['reason']
       if (typeof reason !== 'string') {
@@ -371,10 +344,10 @@ export class RolloutReader extends DraftHolder {
       else if (isObject(err)) {
         if (typeof err['message'] === 'string') message = err['message']
         const info = err['codex_error_info']
-        if (typeof info === 'string') code = shortName(info)
+        if (typeof info === 'string') code = short(info)
         else if (isObject(info)) {
           const k = Object.keys(info)[0]
-          if (k !== undefined) code = shortName(k)
+          if (k !== undefined) code = short(k)
         }
       } else addDiagnostic(this.draft, line, `${t} with an error that is neither text nor an object`)
       ending = { kind: 'failed', reason: 'error', error: code !== undefined ? { message, code } : { message } }
@@ -420,23 +393,10 @@ export class RolloutReader extends DraftHolder {
       } else if (this.last === 'error' && this.lastError !== null) {
         ending = { kind: 'failed', reason: 'error', phase: 'stream', error: this.lastError }
       } else {
-        ending = this.lastKind === undefined ? { kind: 'unfinished' } : { kind: 'unfinished', lastEventType: shortName(this.lastKind) }
+        ending = unfinishedAfter(this.lastKind)
       }
     }
-    this.emitted++
-    this.emit(
-      finishRun(this.draft, {
-        format: 'codex',
-        sessionId: this.sessionId,
-        ending,
-        finishReason,
-        response,
-        inferred,
-        file: this.file,
-        ...(durationMs !== null ? { durationMs } : {}),
-      }),
-    )
-    this.draft = newDraft()
+    this.handOut(ending, finishReason, response, inferred, durationMs)
     this.hasPrompt = false
     this.hasTask = false
     this.activity = false

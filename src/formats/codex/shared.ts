@@ -1,6 +1,6 @@
 /**
- * Helpers shared by the two Codex readers (`exec --json` and rollouts): cheap shape checks, and the
- * conversion of Codex token counts into run-outcome's disjoint buckets.
+ * Helpers shared by the two Codex readers (`exec --json` and rollouts): the conversion of Codex token counts
+ * into run-outcome's disjoint buckets, and the base class that holds the open run and hands runs out.
  *
  * Codex counts tokens the OpenAI way (field names from `codex-rs` `TokenUsage` and the SDK's `Usage`):
  * `input_tokens` is every prompt token, cached ones included; `cached_input_tokens` is the cached part of it;
@@ -9,10 +9,18 @@
  *
  * @module
  */
-import { addDiagnostic, newDraft, touch, type Diagnostic, type RunDraft, type UsageInput } from '../../core/RunResult.js'
-
-/** A plain JSON object (not an array, not null). @internal */
-export const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
+import type { RunEnding } from '../../core/RunEnding.js'
+import {
+  addDiagnostic,
+  finishRun,
+  newDraft,
+  touch,
+  type Diagnostic,
+  type RunDraft,
+  type RunResult,
+  type UsageInput,
+} from '../../core/RunResult.js'
+import { count, isObject, short, type Obj } from '../json.js'
 
 /**
  * Codex token counts as the source writes them (tokens). `input` includes `cached` and `cacheWrite`;
@@ -35,8 +43,6 @@ const FIELDS = [
   ['reasoning', 'reasoning_output_tokens'],
 ] as const
 
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
-
 /**
  * Reads a Codex usage object (`turn.completed.usage`, `token_count.info.total_token_usage`). Absent or `null`
  * fields count as 0. Returns `undefined` when `u` is not an object or a present field is not a finite,
@@ -49,8 +55,9 @@ export const readTokens = (u: unknown): CodexTokens | undefined => {
   for (const [k, f] of FIELDS) {
     const v = u[f]
     if (v === undefined || v === null) continue
-    if (!isCount(v)) return undefined
-    out[k] = v
+    const n = count(v)
+    if (n === undefined) return undefined
+    out[k] = n
   }
   return out
 }
@@ -91,9 +98,6 @@ export const toBuckets = (t: CodexTokens): UsageInput => ({
   reasoningTokens: t.reasoning,
 })
 
-/** A type name for a diagnostic: at most 60 characters, never the rest of the input. @internal */
-export const shortName = (s: string): string => (s.length > 60 ? `${s.slice(0, 57)}...` : s)
-
 /**
  * `true` for text that starts like an ISO-8601 date-time (`YYYY-MM-DDT`), checked on character codes only, so a
  * redacted or garbage timestamp never becomes a run's `startedAt`.
@@ -111,12 +115,40 @@ export const looksIsoTime = (s: unknown): s is string => {
 }
 
 /**
- * The part both Codex readers share: the draft of the open run, diagnostics, and taking over the lines read
- * before the input's shape was known.
+ * The ending of a run that has no ending record: `unfinished`, with the type of its last record (cut to 60
+ * characters) when it had one.
+ * @internal
+ */
+export const unfinishedAfter = (lastType: string | undefined): RunEnding =>
+  lastType === undefined ? { kind: 'unfinished' } : { kind: 'unfinished', lastEventType: short(lastType) }
+
+/** A live reader's channel for what it cannot put in a run any more (`ReaderOptions.note`). @internal */
+export interface LiveNote {
+  readonly note?: (line: number | undefined, message: string) => void
+}
+
+/**
+ * The part both Codex readers share: the draft of the open run, its session, diagnostics, taking over the
+ * lines read before the input's shape was known, and handing runs out.
  * @internal
  */
 export abstract class DraftHolder {
   protected draft: RunDraft = newDraft()
+  /** The session (thread) id runs are handed out with; `null` until the input names one. */
+  protected sessionId: string | null = null
+  /** Runs handed out so far. */
+  protected emitted = 0
+
+  /**
+   * @param emit receives each run as it is handed out
+   * @param file the input's file name, for the runs' `source`
+   * @param live `null` unless the input is a live stream; its `note` takes what can no longer go into a run
+   */
+  constructor(
+    private readonly emit: (r: RunResult) => void,
+    private readonly file: string | null,
+    protected readonly live: LiveNote | null = null,
+  ) {}
 
   /** Records a diagnostic (and its line) in the open run. Never pass input values in `message`. */
   diagnostic(line: number, message: string): void {
@@ -132,8 +164,53 @@ export abstract class DraftHolder {
     this.draft.diagnosticsDropped += dropped
   }
 
-  /** Reads one parsed record. */
-  abstract record(v: unknown, line: number): void
+  /** Live: reports `message` through the caller's `note` when it gave one, else as a diagnostic of the open run. */
+  protected noteLive(line: number, message: string): void {
+    if (this.live?.note !== undefined) this.live.note(line, message)
+    else addDiagnostic(this.draft, line, message)
+  }
+
+  /** The open run as it stands, `unfinished` (see {@link unfinishedAfter}), for live status lines. */
+  protected unfinishedSnapshot(lastType: string | undefined): RunResult {
+    return finishRun(this.draft, {
+      format: 'codex',
+      sessionId: this.sessionId,
+      ending: unfinishedAfter(lastType),
+      finishReason: null,
+      response: null,
+      file: this.file,
+    })
+  }
+
+  /** Hands out the open run with these facts and starts a new draft (the caller resets its own state). */
+  protected handOut(ending: RunEnding, finishReason: string | null, response: string | null, inferred: boolean, durationMs: number | null): void {
+    this.emitted++
+    this.emit(
+      finishRun(this.draft, {
+        format: 'codex',
+        sessionId: this.sessionId,
+        ending,
+        finishReason,
+        response,
+        inferred,
+        file: this.file,
+        durationMs,
+      }),
+    )
+    this.draft = newDraft()
+  }
+
+  /** Reads one parsed record: one that is not an object with a string `type` is only a diagnostic. */
+  record(v: unknown, line: number): void {
+    if (!isObject(v) || typeof v['type'] !== 'string') {
+      this.diagnostic(line, 'skipped a record that is not an object with a string type')
+      return
+    }
+    this.typedRecord(v, v['type'], line)
+  }
+
+  /** Reads one record that is an object with a string `type`. */
+  protected abstract typedRecord(v: Obj, type: string, line: number): void
   /** The input ended: hands out the open run (or one `unfinished` run when the input held none). */
   abstract end(): void
 }

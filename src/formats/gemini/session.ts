@@ -13,7 +13,8 @@
 import type { PendingItem, RunEnding } from '../../core/RunEnding.js'
 import { addDiagnostic, addUsage, finishRun, newDraft, touch } from '../../core/RunResult.js'
 import type { Diagnostic, RunDraft, RunResult, UsageInput } from '../../core/RunResult.js'
-import { GEMINI, MSG, isCount, isObject } from './shared.js'
+import { isObject } from '../json.js'
+import { GEMINI, MSG, isCount } from './shared.js'
 
 type Kind = 'prompt' | 'toolresponse' | 'gemini' | 'error' | 'note'
 /** A gemini message's tool calls, summed up: the most telling status wins (cancelled > awaiting > error > pending > done). */

@@ -11,9 +11,6 @@ import type { FormatName } from '../../core/RunResult.js'
 /** The `--format` name of both Gemini CLI inputs. @internal */
 export const GEMINI: FormatName = 'gemini'
 
-/** A plain JSON object (not an array, not null). @internal */
-export const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
-
 /** A finite, non-negative number up to 2^53−1 (a token count or milliseconds; larger ones make sums inexact). @internal */
 export const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= Number.MAX_SAFE_INTEGER
 

@@ -8,7 +8,8 @@
 import type { EndingError, RunEnding } from '../../core/RunEnding.js'
 import { addDiagnostic, finishRun, newDraft, setUsageByModel, touch } from '../../core/RunResult.js'
 import type { Diagnostic, RunDraft, RunFacts, RunResult } from '../../core/RunResult.js'
-import { GEMINI, MSG, cutOffOf, isCount, isObject, shortName } from './shared.js'
+import { isObject } from '../json.js'
+import { GEMINI, MSG, cutOffOf, isCount, shortName } from './shared.js'
 
 /** Token figures of one model in a `result.stats` (disjoint, thinking apart). */
 interface Totals {
@@ -131,8 +132,7 @@ export class GeminiStreamReader {
 
   /** A line that is not JSON (stdout noise: banners, warnings, stack traces). */
   noise(text: string, lineNo: number, unterminated: boolean): void {
-    const target = this.closed !== null ? this.closed.draft : this.run
-    addDiagnostic(target, lineNo, unterminated ? MSG.cutLine : MSG.notJson)
+    this.diag(lineNo, unterminated ? MSG.cutLine : MSG.notJson)
     if (this.closed === null && text.length < 65536) {
       if (this.stderrClass === null) {
         const m = ERROR_CLASS_RE.exec(text)
@@ -147,14 +147,14 @@ export class GeminiStreamReader {
 
   /** A JSON line that is not an object. */
   notObject(lineNo: number): void {
-    addDiagnostic(this.closed !== null ? this.closed.draft : this.run, lineNo, MSG.notObject)
+    this.diag(lineNo, MSG.notObject)
   }
 
   /** One parsed stream-json record. */
   record(v: Record<string, unknown>, lineNo: number): void {
     const type = v['type']
     if (typeof type !== 'string') {
-      addDiagnostic(this.closed !== null ? this.closed.draft : this.run, lineNo, 'skipped a record without a string "type"')
+      this.diag(lineNo, 'skipped a record without a string "type"')
       return
     }
     const ts = typeof v['timestamp'] === 'string' ? (v['timestamp'] as string) : undefined
@@ -172,7 +172,7 @@ export class GeminiStreamReader {
       case 'result':
         return this.onResult(v, lineNo, ts)
       default:
-        addDiagnostic(this.closed !== null ? this.closed.draft : this.run, lineNo, 'ignored a record of an unknown type')
+        this.diag(lineNo, 'ignored a record of an unknown type')
     }
   }
 
@@ -241,6 +241,18 @@ export class GeminiStreamReader {
     this.resetRun()
   }
 
+  /** Adds a diagnostic to the run the line belongs to: the ended run still held for late lines, else the open one. */
+  private diag(lineNo: number, message: string): void {
+    addDiagnostic(this.closed !== null ? this.closed.draft : this.run, lineNo, message)
+  }
+
+  /** A model message or tool call: the first one since the prompt or the last tool result begins a model turn. */
+  private modelTurn(): void {
+    if (this.inModelTurn) return
+    this.inModelTurn = true
+    this.run.turns++
+  }
+
   /** A record with run content: emits the pending run first, and notes the record's line, time and type. */
   private content(lineNo: number, ts: string | undefined, type: string): void {
     this.flush()
@@ -255,7 +267,7 @@ export class GeminiStreamReader {
     const sid = v['session_id']
     const model = v['model']
     if ((sid !== undefined && typeof sid !== 'string') || (model !== undefined && typeof model !== 'string')) {
-      addDiagnostic(this.closed !== null ? this.closed.draft : this.run, lineNo, 'skipped an init record whose session_id or model is not a string')
+      this.diag(lineNo, 'skipped an init record whose session_id or model is not a string')
       return
     }
     // A new process: the previous run is complete, and stats restart from zero.
@@ -272,7 +284,7 @@ export class GeminiStreamReader {
     const role = v['role']
     const text = v['content']
     if ((role !== 'user' && role !== 'assistant') || typeof text !== 'string') {
-      addDiagnostic(this.closed !== null ? this.closed.draft : this.run, lineNo, 'skipped a message record whose role or content has an unexpected type')
+      this.diag(lineNo, 'skipped a message record whose role or content has an unexpected type')
       return
     }
     if (role === 'user') {
@@ -285,10 +297,7 @@ export class GeminiStreamReader {
       return
     }
     this.content(lineNo, ts, 'message')
-    if (!this.inModelTurn) {
-      this.inModelTurn = true
-      this.run.turns++
-    }
+    this.modelTurn()
     this.text = v['delta'] === true && this.assistantOpen && this.text !== null ? this.text + text : text
     this.assistantOpen = true
     this.lastWarning = null
@@ -297,14 +306,11 @@ export class GeminiStreamReader {
   private onToolUse(v: Record<string, unknown>, lineNo: number, ts: string | undefined): void {
     const name = v['tool_name']
     if (name !== undefined && typeof name !== 'string') {
-      addDiagnostic(this.closed !== null ? this.closed.draft : this.run, lineNo, 'skipped a tool_use record whose tool_name is not a string')
+      this.diag(lineNo, 'skipped a tool_use record whose tool_name is not a string')
       return
     }
     this.content(lineNo, ts, 'tool_use')
-    if (!this.inModelTurn) {
-      this.inModelTurn = true
-      this.run.turns++
-    }
+    this.modelTurn()
     this.run.toolCalls++
     this.assistantOpen = false
     this.lastWarning = null
@@ -313,7 +319,7 @@ export class GeminiStreamReader {
   private onToolResult(v: Record<string, unknown>, lineNo: number, ts: string | undefined): void {
     const status = v['status']
     if (status !== undefined && typeof status !== 'string') {
-      addDiagnostic(this.closed !== null ? this.closed.draft : this.run, lineNo, 'skipped a tool_result record whose status is not a string')
+      this.diag(lineNo, 'skipped a tool_result record whose status is not a string')
       return
     }
     this.content(lineNo, ts, 'tool_result')
@@ -325,7 +331,7 @@ export class GeminiStreamReader {
     const severity = v['severity']
     const message = v['message']
     if (typeof severity !== 'string' || typeof message !== 'string') {
-      addDiagnostic(this.closed !== null ? this.closed.draft : this.run, lineNo, 'skipped an error record whose severity or message is not a string')
+      this.diag(lineNo, 'skipped an error record whose severity or message is not a string')
       return
     }
     if (this.closed !== null) {
@@ -351,7 +357,7 @@ export class GeminiStreamReader {
     const status = v['status']
     const err = v['error']
     if (typeof status !== 'string') {
-      addDiagnostic(this.closed !== null ? this.closed.draft : this.run, lineNo, 'skipped a result record whose status is not a string')
+      this.diag(lineNo, 'skipped a result record whose status is not a string')
       return
     }
     if (this.closed !== null) {

@@ -1,0 +1,53 @@
+/**
+ * Small checks on parsed JSON values, shared by the format readers. Each one is a plain function over one value
+ * (no closure, no allocation), so a reader may call it for every record.
+ *
+ * Nothing here stringifies input values, reads deeper than the value given, or throws.
+ *
+ * @module
+ * @internal
+ */
+
+/** A parsed JSON object, keyed by its field names. @internal */
+export type Obj = Record<string, unknown>
+
+/**
+ * `true` when `u` is a plain JSON object: `typeof` `object`, not `null` and not an array (so a field can be
+ * read with `u[key]`).
+ * @internal
+ */
+export const isObject = (u: unknown): u is Obj => typeof u === 'object' && u !== null && !Array.isArray(u)
+
+/** `u` when it is a string (the empty string included), else `undefined`. @internal */
+export const str = (u: unknown): string | undefined => (typeof u === 'string' ? u : undefined)
+
+/**
+ * `u` when it is a finite, non-negative number (a token count, a duration), else `undefined` (also for `NaN`,
+ * `Infinity`, a negative number or a numeric string). No upper bound and no integer check.
+ * @internal
+ */
+export const count = (u: unknown): number | undefined => (typeof u === 'number' && Number.isFinite(u) && u >= 0 ? u : undefined)
+
+/**
+ * A name taken from input (a record type, an error code) cut for a diagnostic or a `lastEventType`: `s` itself
+ * when it has at most 60 characters, else its first 57 followed by `...` (60 in all), so a hostile input never
+ * puts more than that into a result.
+ * @internal
+ */
+export const short = (s: string): string => (s.length > 60 ? `${s.slice(0, 57)}...` : s)
+
+/** What {@link parseJson} returns for text that is not valid JSON (no JSON value is a symbol). @internal */
+export const NOT_JSON: unique symbol = Symbol('not JSON')
+
+/**
+ * The value of one line of JSON text (`JSON.parse`), or {@link NOT_JSON} when the text does not parse. Never
+ * throws, so a reader's line handler needs no `try` of its own.
+ * @internal
+ */
+export const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return NOT_JSON
+  }
+}
