@@ -198,9 +198,10 @@ const ignoredMessage = (ev: Extract<SessionEvent, { type: 'run-outcome/ignored' 
   }
 }
 
-const closeRun = (s: FoldState): void => {
+/** The open run of `s` as a `RunResult`: its ending, or `unfinished` (with the last event type) without one. */
+const resultOf = (s: FoldState): RunResult => {
   const r = s.run
-  const result = finishRun(r.draft, {
+  return finishRun(r.draft, {
     format: 'native',
     sessionId: s.root,
     ending: r.ending ?? { kind: 'unfinished', ...(r.lastEventType !== null ? { lastEventType: r.lastEventType } : {}) },
@@ -208,6 +209,10 @@ const closeRun = (s: FoldState): void => {
     response: r.response,
     file: s.file,
   })
+}
+
+const closeRun = (s: FoldState): void => {
+  const result = resultOf(s)
   s.closed = result
   s.lastClosed = result
   s.runs++
@@ -353,15 +358,7 @@ export const step = (state: FoldState, event: SessionEvent, _index?: number): Fo
  */
 export const currentResult = (s: FoldState): RunResult => {
   if (!s.run.draft.hasContent && s.lastClosed !== null) return s.lastClosed
-  const r = s.run
-  return finishRun(r.draft, {
-    format: 'native',
-    sessionId: s.root,
-    ending: r.ending ?? { kind: 'unfinished', ...(r.lastEventType !== null ? { lastEventType: r.lastEventType } : {}) },
-    finishReason: r.finishReason,
-    response: r.response,
-    file: s.file,
-  })
+  return resultOf(s)
 }
 
 /** `true` when the current run has content that is not yet part of a closed run. @since 0.1.0 */
