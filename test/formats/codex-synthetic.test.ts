@@ -310,6 +310,18 @@ describe('codex rollouts: endings', () => {
     expect(r.finishReason).toBeNull()
   })
 
+  it('a session that writes task events: a turn without its task_complete is unfinished even after an agent message; an error as last word is still failed', () => {
+    const runs = read([meta, user('one'), agentMsg('1'), complete('1'), user('two'), call('c1'), output('c1', 0), agentMsg('Bye'), tokens(50, 0, 5)])
+    expect(runs.map((r) => [r.ending, r.response, r.inferred])).toStrictEqual([
+      [{ kind: 'answered' }, '1', false],
+      [{ kind: 'unfinished', lastEventType: 'agent_message' }, null, true],
+    ])
+    const started = read([meta, ev({ type: 'task_started' }), user('go'), agentMsg('half an answer')])
+    expect(started.map((r) => r.ending)).toStrictEqual([{ kind: 'unfinished', lastEventType: 'agent_message' }])
+    const failed = read([meta, user('one'), complete('1'), user('two'), ev({ type: 'error', message: 'stream disconnected' })])
+    expect(failed[1]?.ending).toStrictEqual({ kind: 'failed', reason: 'error', phase: 'stream', error: { message: 'stream disconnected' } })
+  })
+
   it('tool outputs with a non-zero exit code do not end the run', () => {
     const r = only(read([meta, user('go'), call('c1'), output('c1', 2), call('c2'), output('c2', 127), assistant('It failed twice, then I fixed it.')]))
     expect(r.ending).toEqual({ kind: 'answered' })
@@ -345,7 +357,9 @@ describe('codex rollouts: runs', () => {
       user('three'),
       assistant('3'),
     ])
-    expect(runs.map((r) => r.response)).toEqual(['1', '2', '3'])
+    // the third turn has no task_complete in a session whose build writes them: cut off, not answered
+    expect(runs.map((r) => r.response)).toEqual(['1', '2', null])
+    expect(runs.map((r) => r.ending)).toEqual([{ kind: 'answered' }, { kind: 'answered' }, { kind: 'unfinished', lastEventType: 'message' }])
     expect(runs.map((r) => r.inferred)).toEqual([false, false, true])
     expect(runs.map((r) => r.turns)).toEqual([1, 1, 1])
     expect(runs.map((r) => [r.source?.firstLine, r.source?.lastLine])).toEqual([

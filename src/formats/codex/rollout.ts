@@ -26,7 +26,10 @@
  * - A second ending for the same turn is a diagnostic; the first one stands (K7).
  * - No task event (0.40 rollouts persist none): the ending is read from the run's last records and marked
  *   `inferred`: an agent message (`event_msg.agent_message`, an assistant `message` item, an `AgentMessage`
- *   `item_completed`) after the last tool call or output → `answered`; an `event_msg.error` as the last word →
+ *   `item_completed`) after the last tool call or output → `answered`, but only in a session that has shown no
+ *   `task_started` / `task_complete` (a build that writes them and wrote none for this turn was cut off: the
+ *   turn is `unfinished` however its last words read; `turn_aborted` alone says nothing, 2025 builds wrote only
+ *   that one); an `event_msg.error` as the last word →
  *   `failed` `error` with `phase: 'stream'` (K1); anything else (a tool call, a tool output, reasoning, nothing
  *   after the prompt) → `unfinished` with that record's type. Tool outputs with a non-zero exit code are tool
  *   failures, not endings; `stream_error` (a retry) is not an ending either.
@@ -111,6 +114,12 @@ export class RolloutReader extends DraftHolder {
   // The open run.
   private hasPrompt = false
   private hasTask = false
+  /**
+   * The session has shown `task_started` / `task_complete` (or their `turn_` aliases): its build persists them,
+   * so a turn without its `task_complete` did not complete. `turn_aborted` does not count: 2025 builds wrote it
+   * without the others (shared/corpus codex-rollout).
+   */
+  private writesTaskEvents = false
   private activity = false
   private decided: Decision | null = null
   private last: Last = 'none'
@@ -250,11 +259,14 @@ export class RolloutReader extends DraftHolder {
       case 'user_message':
       case 'task_started':
       case 'turn_started':
+        if (t !== 'user_message') this.writesTaskEvents = true
         this.start(t === 'user_message', t, line, time)
         return
       case 'task_complete':
       case 'turn_complete':
       case 'turn_aborted':
+        // 2025 builds persisted turn_aborted but neither task_started nor task_complete: it proves nothing
+        if (t !== 'turn_aborted') this.writesTaskEvents = true
         touch(this.draft, line, time)
         this.terminal(t, p, line)
         return
@@ -387,7 +399,8 @@ export class RolloutReader extends DraftHolder {
       ;({ ending, finishReason, response, durationMs } = this.decided)
     } else {
       inferred = true
-      if (this.last === 'message') {
+      // a build that writes task events wrote none for this turn: it did not complete, whatever its last words
+      if (this.last === 'message' && !this.writesTaskEvents) {
         ending = { kind: 'answered' }
         response = this.lastAgent
       } else if (this.last === 'error' && this.lastError !== null) {
