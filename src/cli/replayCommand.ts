@@ -29,7 +29,8 @@ Options:
   --json           print one JSON object per run (JSONL), shaped as SPEC §3
   --accept KIND    also count this ending kind as success for the exit status
                    (repeatable; e.g. --accept cut_off --accept suspended)
-  --message-id ID  native only: read the owned interval of this message (seed 002)
+  --message-id ID  native logs only: report just the run that answers the message ID,
+                   from the agent/inbox/spliced event that inserts it to the next idle
   -h, --help       show this help
 
 Exit status: 0 every run answered (or accepted); 1 some run ended otherwise;
@@ -85,17 +86,25 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
   try {
     isDir = (await stat(input)).isDirectory()
   } catch (e) {
-    io.stderr.write(`run-outcome: cannot read ${display(input)}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'not readable'}\n`)
+    io.stderr.write(`run-outcome replay: cannot read ${display(input)}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'not readable'}\n`)
     return EXIT.usage
   }
   if (!isDir) return replayOne(createReadStream(input, { highWaterMark: 256 * 1024 }), input, input, options, io, true, await subagentsOf(input))
-  const files = await listLogFiles(input, (p, why) => io.stderr.write(`run-outcome: skipped ${display(p)}: ${why}\n`))
+  const files = await listLogFiles(input, (p, why) => io.stderr.write(`run-outcome replay: skipped ${display(p)}: ${why}\n`))
   if (files.length === 0) {
-    io.stderr.write(`run-outcome: no log files under ${display(input)} (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)\n`)
+    io.stderr.write(`run-outcome replay: no log files under ${display(input)} (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)\n`)
     return EXIT.usage
   }
   let code: number = EXIT.ok
-  for (const f of files) code = worst(code, await replayOne(createReadStream(f, { highWaterMark: 256 * 1024 }), f, f, options, io, false, await subagentsOf(f)))
+  const seen = { read: 0 }
+  for (const f of files) code = worst(code, await replayOne(createReadStream(f, { highWaterMark: 256 * 1024 }), f, f, options, io, false, await subagentsOf(f), seen))
+  if (seen.read === 0) {
+    // every file was skipped: nothing was read, which is an input error, not an empty success
+    io.stderr.write(
+      `run-outcome replay: none of the ${files.length} file(s) under ${display(input)} could be read as a log; name the format with --format if they are one\n`,
+    )
+    return worst(code, EXIT.usage)
+  }
   return code
 }
 
@@ -116,6 +125,7 @@ const replayOne = async (
   io: CliIO,
   named: boolean,
   hasSubagents = false,
+  seen: { read: number } = { read: 0 },
 ): Promise<number> => {
   let code: number = EXIT.ok
   let count = 0
@@ -138,40 +148,42 @@ const replayOne = async (
       file,
       ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
     })
+    seen.read++
     if (held.length > 0 && file !== null) {
       let runs: ReadonlyArray<RunResult> = held
       try {
         runs = await attachSubagents(held, file)
       } catch {
-        io.stderr.write(`run-outcome: ${label}: could not read its subagent files; runs printed without them\n`)
+        io.stderr.write(`run-outcome replay: ${label}: could not read its subagent files; runs printed without them\n`)
       }
       for (const r of runs) print(r)
     }
-    for (const note of outcome.notes) io.stderr.write(`run-outcome: ${label}: ${note}\n`)
+    for (const note of outcome.notes) io.stderr.write(`run-outcome replay: ${label}: ${note}\n`)
     if (outcome.error !== undefined) {
       const e = outcome.error
-      io.stderr.write(`run-outcome: protocol error: ${e.message}\n`)
+      io.stderr.write(`run-outcome replay: protocol error: ${e.message}\n`)
       if (options.json) io.stderr.write(`${JSON.stringify(e.toJSON())}\n`)
       return EXIT.protocol
     }
     return code
   } catch (e) {
     if (isProtocolError(e)) {
-      io.stderr.write(`run-outcome: protocol error: ${e.message}\n`)
+      seen.read++
+      io.stderr.write(`run-outcome replay: protocol error: ${e.message}\n`)
       if (options.json) io.stderr.write(`${JSON.stringify(e.toJSON())}\n`)
       return EXIT.protocol
     }
     if (e instanceof ReplayError) {
       if (e.code === 'undetected' && !named) {
-        io.stderr.write(`run-outcome: skipped ${display(label)}: format not recognised\n`)
+        io.stderr.write(`run-outcome replay: skipped ${display(label)}: format not recognised\n`)
         return code
       }
-      io.stderr.write(`run-outcome: ${e.message}\n`)
+      io.stderr.write(`run-outcome replay: ${e.message}\n`)
       return worst(code, EXIT.usage)
     }
     const err = e as NodeJS.ErrnoException
     const why = err.code === 'ENOENT' ? 'no such file or directory' : err.code === 'EISDIR' ? 'is a directory' : err.code === 'EACCES' ? 'permission denied' : 'read failed'
-    io.stderr.write(`run-outcome: cannot read ${display(label)}: ${why}\n`)
+    io.stderr.write(`run-outcome replay: cannot read ${display(label)}: ${why}\n`)
     return worst(code, EXIT.usage)
   }
 }

@@ -91,12 +91,13 @@ const runFiles = async (files: ReadonlyArray<string>, job: Job, jobs: number, on
 }
 
 const pct = (g: GroupTotals): string => (g.runs === 0 ? '—' : `${((g.successes / g.runs) * 100).toFixed(1)}%`)
-const usd = (g: GroupTotals): string => (g.runsWithoutCost === g.runs && g.runs > 0 ? '—' : `$${g.costUsd.toFixed(4)}${g.runsWithEstimatedCost > 0 ? '*' : ''}`)
+// no run with a cost (also: no run at all) → unknown, never $0
+const usd = (g: GroupTotals): string => (g.runsWithoutCost === g.runs ? '—' : `$${g.costUsd.toFixed(4)}${g.runsWithEstimatedCost > 0 ? '*' : ''}`)
 
 const groupTable = (title: string, rows: ReadonlyArray<[string, GroupTotals]>, total: GroupTotals, style: Style, colorKey: boolean): string => {
   const table = new Table({
-    head: [title, 'runs', 'success', 'input', 'cache read', 'output', 'cost', 'no cost'].map((h) => style.bold(h)),
-    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    head: [title, 'runs', 'success', 'input', 'cache read', 'cache write', 'output', 'cost', 'no cost'].map((h) => style.bold(h)),
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     style: { head: [], border: style.enabled ? ['gray'] : [] },
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   })
@@ -106,6 +107,7 @@ const groupTable = (title: string, rows: ReadonlyArray<[string, GroupTotals]>, t
     pct(g),
     num(g.inputTokens),
     num(g.cacheReadTokens),
+    num(g.cacheWriteTokens),
     num(g.outputTokens),
     usd(g),
     num(g.runsWithoutCost),
@@ -224,6 +226,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     io.stdout.write(
       `${style.bold(`${num(t.runs)} run${t.runs === 1 ? '' : 's'}`)} in ${num(agg.filesRead)} file${agg.filesRead === 1 ? '' : 's'}` +
         `${agg.skipped.length > 0 ? style.dim(` (${agg.skipped.length} skipped: format not recognised or unreadable)`) : ''}` +
+        `${agg.protocolErrors.length > 0 ? style.dim(` (${agg.protocolErrors.length} stopped at a protocol error)`) : ''}` +
         ` · success ${pct(t)} · ${withCost === 0 ? 'cost unknown (no run reports one)' : `cost $${t.costUsd.toFixed(4)} over ${num(withCost)} run${withCost === 1 ? '' : 's'}`}` +
         `${t.runsWithoutCost > 0 ? ` (${num(t.runsWithoutCost)} without cost${prices === undefined ? '; --prices can estimate it' : ''})` : ''}` +
         `${t.runsWithEstimatedCost > 0 ? ' · * estimated' : ''}\n\n`,
@@ -242,6 +245,15 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     for (const p of agg.protocolErrors.slice(0, 5)) io.stderr.write(`run-outcome stats: protocol error: ${p.message}\n`)
     for (const k of agg.skipped.slice(0, 5)) io.stderr.write(`run-outcome stats: skipped ${k.file}: ${k.why === 'undetected' ? 'format not recognised' : k.why === 'too-large' ? 'a JSON document over 64 MB' : k.why === 'not-json' ? 'not valid JSON' : 'not readable'}\n`)
     if (agg.skipped.length > 5) io.stderr.write(`run-outcome stats: … and ${agg.skipped.length - 5} more skipped (--json lists up to 100)\n`)
+  }
+  if (agg.filesRead === 0 && code === EXIT.ok) {
+    // nothing could be read: an input error (as for replay), not an empty success
+    io.stderr.write(
+      files.length === 0
+        ? `run-outcome stats: no log files under ${parsed.positionals.join(', ').slice(0, 200)} (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)\n`
+        : `run-outcome stats: none of the ${files.length} file(s) could be read as a log; name the format with --format if they are one\n`,
+    )
+    return EXIT.usage
   }
   return code
 }

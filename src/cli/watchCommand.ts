@@ -146,6 +146,11 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     io.stdout.write(v.json ? `${safeJson(r as unknown as Record<string, unknown>)}\n` : formatRun(r, `run ${count}`, style))
   }
   let frame = 0
+  // the prompt side in one figure, with the cached part named, so it adds up to the result's buckets
+  const inTokens = (u: RunResult['usage']): string => {
+    const cached = u.cacheReadTokens + u.cacheWriteTokens
+    return `${num(u.inputTokens + cached)} in${cached > 0 ? ` (${num(cached)} cache)` : ''}`
+  }
   const drawStatus = (): void => {
     if (!live || interrupted) return
     const snap = reader?.snapshot?.()
@@ -157,7 +162,7 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       const u = snap.usage
       const activity = snap.ending.kind === 'unfinished' && snap.ending.lastEventType !== undefined ? ` · last: ${oneLine(snap.ending.lastEventType, 30)}` : ''
       const plural = (n: number, word: string): string => `${num(n)} ${word}${n === 1 ? '' : 's'}`
-      text = `${spin} run ${count + 1} · ${plural(snap.turns, 'turn')} · ${plural(snap.toolCalls, 'tool call')} · ${num(u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens)} in / ${num(u.outputTokens)} out tokens · ${snap.cost.totalUsd === null ? 'cost so far unknown' : `$${snap.cost.totalUsd.toFixed(4)}`} · ${elapsed}${activity}`
+      text = `${spin} run ${count + 1} · ${plural(snap.turns, 'turn')} · ${plural(snap.toolCalls, 'tool call')} · ${inTokens(u)} / ${num(u.outputTokens)} out tokens · ${snap.cost.totalUsd === null ? 'cost so far unknown' : `$${snap.cost.totalUsd.toFixed(4)}`} · ${elapsed}${activity}`
     }
     const width = (io.stderr.columns ?? 100) - 1
     io.stderr.write(`\r\x1b[K${errStyle.dim(text.length > width ? `${text.slice(0, width - 1)}…` : text)}`)
@@ -177,7 +182,7 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       }
       isFile = true
     } catch {
-      io.stderr.write(`run-outcome watch: cannot read ${input}: no such file\n`)
+      io.stderr.write(`run-outcome watch: cannot read ${input}: no such file or directory\n`)
       if (timer) clearInterval(timer)
       return EXIT.usage
     }
@@ -209,7 +214,7 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     })
     if (outcome.error !== undefined) {
       clearStatus()
-      io.stderr.write(`run-outcome: protocol error: ${outcome.error.message}\n`)
+      io.stderr.write(`run-outcome watch: protocol error: ${outcome.error.message}\n`)
       return EXIT.protocol
     }
     if (interrupted) clearStatus()

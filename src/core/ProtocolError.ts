@@ -71,7 +71,9 @@ const describe = (f: Omit<ProtocolErrorFields, 'errors'>): string => {
     case 'event':
       return `${where}${ev}${f.path !== '' ? ` at ${f.path}` : ''}: expected ${f.expected}; every event needs a string "type"`
     case 'turn-end':
-      return `${where}${ev} at ${f.path}: expected ${f.expected}; a turn/end must carry data.reason with a string kind (SPEC §4)`
+      return f.path === 'data' || f.path === 'reason' || f.path === 'reason.kind'
+        ? `${where}${ev} at ${f.path}: expected ${f.expected}; a turn/end must carry data.reason with a string kind (SPEC §4)`
+        : `${where}${ev} at ${f.path}: expected ${f.expected}; a known reason kind's fields must have the types of SPEC §4's table`
     case 'vocabulary':
       return `${where}${f.path !== '' ? `at ${f.path}: ` : ''}expected ${f.expected}`
   }

@@ -196,9 +196,12 @@ export const replayStream = async (
     if (looksLikeDocument) documentMode = true
     else if (anyJson) module = detectLines(sniffValues)
     // an input with no non-blank line yields no run: read it as native, which gives one unfinished run (SPEC §1)
-    if (module === undefined && !documentMode && eof && headLines === 0) module = formatByName('native')
+    if (module === undefined && !documentMode && eof && headLines === 0) {
+      module = formatByName('native')
+      notes.push('the input holds no records (empty or blank): one unfinished run')
+    }
     if (module === undefined && !documentMode) {
-      throw new ReplayError('undetected', `could not detect the format${fileLabel ? ` of ${fileLabel}` : ''}; name it (--format, or the format option: ${formatNames()})`)
+      throw new ReplayError('undetected', `could not detect the format${fileLabel ? ` of ${fileLabel}` : ''}; name it with --format (one of: ${formatNames()})`)
     }
   } else {
     documentMode = module.reader === undefined || (module.readDocument !== undefined && looksLikeDocument)
@@ -237,7 +240,7 @@ export const replayStream = async (
     text = ''
     const m = module ?? detectDocument(doc)
     if (m === undefined || m.readDocument === undefined) {
-      throw new ReplayError('undetected', `could not detect the format of the JSON document${fileLabel ? ` ${fileLabel}` : ''}; name it (--format, or the format option: ${formatNames()})`)
+      throw new ReplayError('undetected', `could not detect the format of the JSON document${fileLabel ? ` ${fileLabel}` : ''}; name it with --format (one of: ${formatNames()})`)
     }
     for (const r of m.readDocument(doc, readerOptions)) onRun(r)
     return { format: m.name, notes }

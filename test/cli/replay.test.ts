@@ -128,4 +128,33 @@ describe('run-outcome replay (in-process main)', () => {
     const w = await runCli(['replay', '--format', 'codex', claude])
     expect(w.stderr).toContain('the first lines look like claude-code, not codex')
   })
+
+  it('a directory whose files are all skipped exits 2 (nothing was read); a file with a protocol error counts as read', async () => {
+    const d = join(dir, 'only-prose')
+    mkdirSync(d, { recursive: true })
+    writeFileSync(join(d, 'a.txt'), 'just prose\n')
+    writeFileSync(join(d, 'b.log'), 'more prose\n')
+    const r = await runCli(['replay', d])
+    expect([r.code, r.stdout]).toStrictEqual([2, ''])
+    expect(r.stderr).toContain(`run-outcome replay: none of the 2 file(s) under ${d} could be read as a log`)
+    writeFileSync(join(d, 'c.jsonl'), `${JSON.stringify({ type: 'turn/end', sessionId: 's', data: {} })}\n`)
+    expect((await runCli(['replay', d])).code).toBe(3)
+  })
+
+  it('an empty input gives its one unfinished run (SPEC §1) and a note saying it held no records', async () => {
+    const f = write('empty.jsonl', '')
+    const r = await runCli(['replay', '--json', f])
+    expect(r.code).toBe(1)
+    expect(JSON.parse(r.stdout).ending).toStrictEqual({ kind: 'unfinished' })
+    expect(r.stderr).toBe(`run-outcome replay: ${f}: the input holds no records (empty or blank): one unfinished run\n`)
+  })
+
+  it('an unknown option names the closest known one; a far-off one gets no guess', async () => {
+    const a = await runCli(['replay', '--jsn', 'x.jsonl'])
+    expect([a.code, a.stderr]).toStrictEqual([2, "run-outcome replay: unknown option --jsn (did you mean --json?)\nTry 'run-outcome replay --help'.\n"])
+    const b = await runCli(['stats', '--by-model'])
+    expect(b.stderr.split('\n')[0]).toBe('run-outcome stats: unknown option --by-model')
+    const c = await runCli(['watch', '--acept', 'cut_off'])
+    expect(c.stderr.split('\n')[0]).toBe('run-outcome watch: unknown option --acept (did you mean --accept?)')
+  })
 })

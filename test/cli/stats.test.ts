@@ -66,4 +66,31 @@ describe('run-outcome stats', () => {
     const bad = await runCli(['stats', '/nonexistent/path'])
     expect(bad.code).toBe(2)
   })
+
+  it('the table has a cache-write column whose total matches --json; a protocol error is counted in the header', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'run-outcome-stats-'))
+    writeFileSync(join(d, 'bad.jsonl'), `${JSON.stringify({ type: 'turn/end', sessionId: 's', data: {} })}\n`)
+    const claude = fx('claude-code-stream-json/claude.jsonl')
+    const r = await runCli(['stats', claude, d])
+    const header = r.stdout.split('\n')[0]
+    expect(header).toContain('1 run in 2 files')
+    expect(header).toContain('(1 stopped at a protocol error)')
+    const total = r.stdout.split('\n').find((l) => l.includes('total'))
+    const json = JSON.parse((await runCli(['stats', '--json', claude])).stdout)
+    expect(json.tokens.cacheWriteTokens).toBe(5252)
+    // columns: total, runs, success, input, cache read, cache write, output, cost, no cost
+    expect(total?.split('│').map((c) => c.trim()).filter((c) => c !== '')[5]).toBe('5,252')
+  })
+
+  it('nothing to read is exit 2, and unknown cost is null, not $0, when there is no run', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'run-outcome-stats-empty-'))
+    const r = await runCli(['stats', '--json', empty])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`run-outcome stats: no log files under ${empty}`)
+    expect(JSON.parse(r.stdout).cost.totalUsd).toBeNull()
+    writeFileSync(join(empty, 'notes.txt'), 'prose\n')
+    const p = await runCli(['stats', empty])
+    expect(p.code).toBe(2)
+    expect(p.stderr).toContain('run-outcome stats: none of the 1 file(s) could be read as a log')
+  })
 })

@@ -235,6 +235,14 @@ describe('foldEvents', () => {
 })
 
 describe('protocol errors (SPEC §4)', () => {
+  it('a known reason kind with a field of the wrong type: the hint names the field types, not the kind', () => {
+    const e = left(foldEvents([turnStart(1), ev('turn/end', { turn: 1, reason: { kind: 'limit', reason: 'max_turns', limit: 'many' } })]))
+    expect([e.path, e.message]).toStrictEqual([
+      'reason.limit',
+      "event #1 (turn/end) at reason.limit: expected number; a known reason kind's fields must have the types of SPEC §4's table",
+    ])
+  })
+
   it('a turn/end without reason', () => {
     const e = left(foldEvents([turnStart(1), ev('turn/end', { turn: 1 })]))
     expect(e.toJSON()).toStrictEqual({

@@ -161,8 +161,8 @@ export class StatsAggregate {
         reasoningTokens: g.reasoningTokens,
       },
       cost: {
-        // null when no run of the group reports a cost: unknown is not $0
-        totalUsd: g.runsWithoutCost === g.runs && g.runs > 0 ? null : Math.round(g.costUsd * 1e6) / 1e6,
+        // null when no run of the group reports a cost (or there is no run): unknown is not $0
+        totalUsd: g.runsWithoutCost === g.runs ? null : Math.round(g.costUsd * 1e6) / 1e6,
         runsWithoutCost: g.runsWithoutCost,
         runsWithEstimatedCost: g.runsWithEstimatedCost,
         estimated: g.runsWithEstimatedCost > 0,
