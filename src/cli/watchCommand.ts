@@ -24,9 +24,11 @@ activity) is shown on stderr when stderr is a terminal. Ctrl-C prints what is kn
 as an unfinished run.
 
 A Codex rollout's run is printed once its task_complete (or turn_aborted) has arrived and the
-file pauses for ${QUIET_MS} ms; records of it that come later are noted on stderr. Logs that write
-no ending record per run (Claude Code transcripts, Codex 0.40 rollouts) show each run when
-the next prompt starts, since only then is its ending known.
+input pauses (${QUIET_MS} ms on a pipe, that plus two --poll intervals on a followed file);
+records of it that come later are noted on stderr. Logs that write no ending record per run
+(Claude Code transcripts, Codex 0.40 rollouts) show each run when the next prompt starts,
+since only then is its ending known. A followed file that is truncated or replaced is read
+again from its start; one that is removed is waited for.
 
 Options:
   --format F       auto (default) or one of: ${formats.map((f) => f.name).join(', ')}
@@ -46,11 +48,23 @@ Examples:
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 
-/** Follows a growing file: yields new bytes as they are appended, until `stopped()` says so. */
-async function* follow(path: string, pollMs: number, stopped: () => boolean, wake: { resolve: (() => void) | null }): AsyncGenerator<Buffer> {
-  const handle = await open(path, 'r')
+/**
+ * Follows a growing file like `tail -F`: yields new bytes as they are appended, until `stopped()` says so.
+ * A file truncated in place, or replaced by another (a new inode under the same path, as a write-then-rename
+ * does), is read again from its start; a removed file is waited for. Each such event is reported to `onNote`.
+ */
+async function* follow(
+  path: string,
+  pollMs: number,
+  stopped: () => boolean,
+  wake: { resolve: (() => void) | null },
+  onNote: (message: string) => void,
+): AsyncGenerator<Buffer> {
+  let handle = await open(path, 'r')
   try {
+    let ino = (await handle.stat()).ino
     let position = 0
+    let missing = false
     const buf = Buffer.alloc(256 * 1024)
     while (!stopped()) {
       const { bytesRead } = await handle.read(buf, 0, buf.length, position)
@@ -59,8 +73,28 @@ async function* follow(path: string, pollMs: number, stopped: () => boolean, wak
         yield Buffer.from(buf.subarray(0, bytesRead))
         continue
       }
-      const size = (await stat(path)).size
-      if (size < position) position = 0 // truncated or replaced: start over
+      const now = await stat(path).catch(() => null)
+      if (now === null) {
+        if (!missing) onNote(`${path} was removed; waiting for it to come back (Ctrl-C to stop)`)
+        missing = true
+      } else if (now.ino !== ino) {
+        // replaced: read the new file from its start (what is left of the old one was read above)
+        const next = await open(path, 'r').catch(() => null)
+        if (next !== null) {
+          await handle.close()
+          handle = next
+          ino = (await handle.stat()).ino
+          position = 0
+          missing = false
+          onNote(`${path} was replaced by a new file; reading it from its start`)
+          continue
+        }
+      } else if (now.size < position) {
+        position = 0
+        missing = false
+        onNote(`${path} was truncated; reading it again from its start`)
+        continue
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs)
         wake.resolve = () => {
@@ -187,7 +221,11 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       return EXIT.usage
     }
   }
-  const raw: AsyncIterable<Uint8Array | string> = isFile ? follow(input, pollMs, () => interrupted, wake) : io.stdin
+  const noteLine = (message: string): void => {
+    clearStatus()
+    io.stderr.write(`run-outcome watch: ${message}\n`)
+  }
+  const raw: AsyncIterable<Uint8Array | string> = isFile ? follow(input, pollMs, () => interrupted, wake, noteLine) : io.stdin
   const source = stoppable(raw)
   const onStop = (): void => {
     if (interrupted) return
@@ -204,6 +242,8 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       format,
       file: isFile ? input : null,
       live: true,
+      // a followed file arrives at poll ticks: a pause must outlast the poll interval to be one
+      quietMs: isFile ? QUIET_MS + 2 * pollMs : QUIET_MS,
       note: (line, message) => {
         clearStatus()
         io.stderr.write(`run-outcome watch: ${line !== undefined ? `line ${line}: ` : ''}${message}\n`)
@@ -212,6 +252,7 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
         reader = r
       },
     })
+    for (const n of outcome.notes) noteLine(n)
     if (outcome.error !== undefined) {
       clearStatus()
       io.stderr.write(`run-outcome watch: protocol error: ${outcome.error.message}\n`)

@@ -54,6 +54,11 @@ export interface ReplayOptions {
   readonly note?: (line: number | undefined, message: string) => void
   /** A live stream: readers hand each run out at its terminal record (see `ReaderOptions.live`). */
   readonly live?: boolean
+  /**
+   * Live only: how long the input must pause before the reader is told it is quiet (`LineReader.quiet`), ms.
+   * Default `QUIET_MS` (250); a source that itself polls (a followed file) needs more than its poll interval.
+   */
+  readonly quietMs?: number
   /** Called once with the line reader (when the input is line-based), e.g. to poll `snapshot()` for a status line. */
   readonly onReader?: (reader: LineReader, format: FormatName) => void
 }
@@ -68,16 +73,27 @@ export interface ReplayOutcome {
 
 const isGzip = (b: Uint8Array): boolean => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b
 
-/** Turns a byte source into Buffers, gunzipping when it starts with the gzip magic bytes. */
-async function* bytes(source: AsyncIterable<Uint8Array | string>): AsyncGenerator<Buffer> {
+const toBuffer = (c: Uint8Array | string): Buffer => (typeof c === 'string' ? Buffer.from(c) : Buffer.from(c.buffer, c.byteOffset, c.byteLength))
+
+/**
+ * Turns a byte source into Buffers, gunzipping when it starts with the gzip magic bytes. A gzip stream that
+ * ends early (a log cut while being written, or a live pipe stopped with Ctrl-C) yields what it held and
+ * reports the cut to `onNote` instead of failing.
+ */
+async function* bytes(source: AsyncIterable<Uint8Array | string>, onNote: (message: string) => void): AsyncGenerator<Buffer> {
   const it = source[Symbol.asyncIterator]()
-  const first = await it.next()
-  if (first.done) return
-  const head = typeof first.value === 'string' ? Buffer.from(first.value) : Buffer.from(first.value.buffer, first.value.byteOffset, first.value.byteLength)
+  // the magic number is two bytes: a pipe may deliver a first chunk of one
+  let head: Buffer = Buffer.alloc(0)
+  while (head.length < 2) {
+    const n = await it.next()
+    if (n.done) break
+    head = head.length === 0 ? toBuffer(n.value) : Buffer.concat([head, toBuffer(n.value)])
+  }
+  if (head.length === 0) return
   const rest: AsyncIterable<Uint8Array | string> = { [Symbol.asyncIterator]: () => it }
   if (!isGzip(head)) {
     yield head
-    for await (const c of rest) yield typeof c === 'string' ? Buffer.from(c) : Buffer.from(c.buffer, c.byteOffset, c.byteLength)
+    for await (const c of rest) yield toBuffer(c)
     return
   }
   const gunzip = createGunzip()
@@ -89,7 +105,12 @@ async function* bytes(source: AsyncIterable<Uint8Array | string>): AsyncGenerato
   )
   feed.on('error', (e) => gunzip.destroy(e))
   feed.pipe(gunzip)
-  for await (const c of gunzip) yield c as Buffer
+  try {
+    for await (const c of gunzip) yield c as Buffer
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'Z_BUF_ERROR') throw e
+    onNote('the gzip stream ended before its end marker (cut off); read what it held')
+  }
 }
 
 const firstNonSpace = (chunks: ReadonlyArray<Buffer>): number | undefined => {
@@ -138,7 +159,7 @@ export const replayStream = async (
     explicit = formatByName(requested)
     if (explicit === undefined) throw new ReplayError('unknown-format', `unknown format "${requested}"`)
   }
-  const it = bytes(source)[Symbol.asyncIterator]()
+  const it = bytes(source, (m) => notes.push(m))[Symbol.asyncIterator]()
   // 1. Read the head: enough lines to sniff.
   const head: Array<Buffer> = []
   let headBytes = 0
@@ -265,13 +286,14 @@ export const replayStream = async (
   head.length = 0
   // live: when the input pauses, tell the reader once per pause (it may hand out a run it was holding)
   const quiet = options.live === true && reader.quiet !== undefined ? () => reader.quiet?.() : undefined
+  const quietMs = options.quietMs ?? QUIET_MS
   while (!eof && error === undefined) {
     const p = next()
     let n: IteratorResult<Buffer>
     if (quiet === undefined) n = await p
     else {
       let timer: ReturnType<typeof setTimeout> | undefined
-      const r = await Promise.race([p, new Promise<'quiet'>((res) => (timer = setTimeout(res, QUIET_MS, 'quiet')))])
+      const r = await Promise.race([p, new Promise<'quiet'>((res) => (timer = setTimeout(res, quietMs, 'quiet')))])
       clearTimeout(timer)
       if (r === 'quiet') {
         quiet()

@@ -1,7 +1,9 @@
 import { mkdtempSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
+import { replayStream } from '../../src/node/replay.js'
 import { runCli } from '../support/cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'run-outcome-cli-'))
@@ -156,5 +158,27 @@ describe('run-outcome replay (in-process main)', () => {
     expect(b.stderr.split('\n')[0]).toBe('run-outcome stats: unknown option --by-model')
     const c = await runCli(['watch', '--acept', 'cut_off'])
     expect(c.stderr.split('\n')[0]).toBe('run-outcome watch: unknown option --acept (did you mean --accept?)')
+  })
+
+  it('a gzip log cut before its end marker gives what it held, with a note, not a failure', async () => {
+    const text = `${[...turn({ kind: 'completed' }), { type: 'session/status', sessionId: 's', data: { status: 'idle' } }, ...turn({ kind: 'completed' }).slice(0, 2)].map((l) => JSON.stringify(l)).join('\n')}\n`
+    const gz = gzipSync(text)
+    const f = join(dir, 'cut.jsonl.gz')
+    writeFileSync(f, gz.subarray(0, gz.length - 8)) // drop the gzip trailer (CRC and size)
+    const r = await runCli(['replay', '--json', f])
+    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).ending)).toStrictEqual([{ kind: 'answered' }, { kind: 'unfinished', lastEventType: 'assistant/message' }])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe(`run-outcome replay: ${f}: the gzip stream ended before its end marker (cut off); read what it held\n`)
+  })
+
+  it('a gzip stream whose first chunk is one byte is still recognised as gzip', async () => {
+    const gz = gzipSync(`${turn({ kind: 'completed' }).map((l) => JSON.stringify(l)).join('\n')}\n`)
+    async function* dribble() {
+      yield gz.subarray(0, 1)
+      yield gz.subarray(1)
+    }
+    const runs: Array<{ ending: unknown }> = []
+    const outcome = await replayStream(dribble(), (r) => runs.push(r))
+    expect([outcome.format, outcome.notes, runs.map((r) => r.ending)]).toStrictEqual(['native', [], [{ kind: 'answered' }]])
   })
 })

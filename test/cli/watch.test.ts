@@ -1,6 +1,9 @@
 /** `watch` through a real pipe: results appear as each run ends, before the pipe closes; Ctrl-C prints the open run. */
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { binPath, repoRoot } from '../support/cli.js'
 
@@ -63,6 +66,50 @@ describe('run-outcome watch', () => {
     expect(r.turns).toBe(1)
     expect(r.usage.outputTokens).toBe(4096)
     expect(r.response).toBeNull()
+  })
+
+  const waitForLines = async (out: ReadonlyArray<unknown>, n: number): Promise<void> => {
+    for (const deadline = Date.now() + 15_000; out.length < n && Date.now() < deadline; ) await sleep(25)
+  }
+
+  it('Ctrl-C on a gzip pipe prints the open run as unfinished and notes the cut stream (no failure)', async () => {
+    const { child, out, exited } = start()
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString()
+    })
+    const gz = gzipSync(`${lines.slice(0, 16).join('\n')}\n`)
+    child.stdin.write(gz.subarray(0, gz.length - 8)) // all the data, not the trailer: the pipe stays open
+    await waitForLines(out, 1)
+    expect(out).toHaveLength(1)
+    await sleep(500)
+    child.kill('SIGINT')
+    expect(await exited).toBe(1)
+    expect(out.map((o) => JSON.parse(o.line).ending)).toStrictEqual([{ kind: 'answered' }, { kind: 'unfinished', lastEventType: 'assistant/message' }])
+    expect(stderr).toContain('run-outcome watch: the gzip stream ended before its end marker (cut off); read what it held')
+  })
+
+  it('a followed file replaced by a new one (write, then rename) is read from the new start, once', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'run-outcome-watch-'))
+    const f = join(d, 'live.jsonl')
+    writeFileSync(f, `${lines.slice(0, 13).join('\n')}\n`)
+    const child = spawn(process.execPath, [binPath, 'watch', '--json', '--poll', '50', f], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+    const out: Array<string> = []
+    let stderr = ''
+    child.stdout.on('data', (b: Buffer) => out.push(...b.toString().split('\n').filter((l) => l !== '')))
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString()
+    })
+    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)))
+    await waitForLines(out, 1)
+    writeFileSync(join(d, 'new.tmp'), `${lines.slice(13).join('\n')}\n`)
+    renameSync(join(d, 'new.tmp'), f)
+    await waitForLines(out, 2)
+    await sleep(300) // time to read the old content again, which must not happen
+    child.kill('SIGINT')
+    expect(await exited).toBe(1)
+    expect(out.map((l) => JSON.parse(l).ending.kind)).toStrictEqual(['answered', 'cut_off'])
+    expect(stderr).toContain(`run-outcome watch: ${f} was replaced by a new file; reading it from its start`)
   })
 
   it('Claude Code stream-json: the run is printed at its first result; a late duplicate result goes to stderr', async () => {

@@ -467,7 +467,7 @@ describe('codex rollouts live (watch): a run whose turn has ended is handed out 
   }
   const turn1 = [meta, ctx(), user('hi'), agentMsg('Hello'), tokens(100, 40, 10), complete('Hello!')]
 
-  it('hands the answered run out during the pause, before the next prompt; a late token count goes to the next run with a note', async () => {
+  it('hands the answered run out during the pause, before the next prompt; a late token count is named in a note and is in no run', async () => {
     const late = tokens(150, 40, 20) // +50 input, +10 output after run 1 was handed out
     const turn2 = [user('again'), agentMsg('Bye'), tokens(400, 100, 30), complete('Bye!')]
     const { runs, notes } = await live([turn1, [late, ...turn2]])
@@ -475,13 +475,54 @@ describe('codex rollouts live (watch): a run whose turn has ended is handed out 
       [1, 'answered', 'Hello!'],
       [2, 'answered', 'Bye!'],
     ])
-    expect(notes).toStrictEqual(['line 7: a token count of 60 tokens came after run 1 was handed out; it counts toward the next run'])
-    // run 1: its own 100 in / 10 out; run 2: its own 250 in / 10 out plus the late 50 in / 10 out; total = the session's
+    expect(notes).toStrictEqual(['line 7: a token count of 60 tokens came after run 1 was handed out (the input had paused); they are in no printed run'])
+    // run 1: its own 100 in (40 cached) / 10 out; run 2: its own 250 in (60 cached) / 10 out, without the late 60
     const r1 = runs[0]?.run
     const r2 = runs[1]?.run
-    expect([r1?.usage.inputTokens, r1?.usage.outputTokens]).toStrictEqual([60, 10])
-    expect([r2?.usage.inputTokens, r2?.usage.outputTokens]).toStrictEqual([240, 20])
-    expect((r1?.usage.inputTokens ?? 0) + (r1?.usage.cacheReadTokens ?? 0) + (r2?.usage.inputTokens ?? 0) + (r2?.usage.cacheReadTokens ?? 0)).toBe(400)
+    expect([r1?.usage.inputTokens, r1?.usage.cacheReadTokens, r1?.usage.outputTokens]).toStrictEqual([60, 40, 10])
+    expect([r2?.usage.inputTokens, r2?.usage.cacheReadTokens, r2?.usage.outputTokens]).toStrictEqual([190, 60, 10])
+  })
+
+  it('a late token count at the very end is named in a note too (nothing silently lost)', async () => {
+    const { runs, notes } = await live([turn1, [tokens(150, 40, 20)]])
+    expect(runs.map((r) => [r.run.ending.kind, r.run.usage.inputTokens])).toStrictEqual([['answered', 60]])
+    expect(notes).toStrictEqual(['line 7: a token count of 60 tokens came after run 1 was handed out (the input had paused); they are in no printed run'])
+  })
+
+  it('a late task_complete after a handed-out turn_aborted still marks the build as writing task events (same ending as replay)', async () => {
+    const aborted1 = [meta, ctx(), user('hi'), aborted('interrupted')]
+    const rest = [complete(null), user('two'), agentMsg('half')]
+    const { runs } = await live([aborted1, rest])
+    const replayed = read([...aborted1, ...rest])
+    expect(runs.map((r) => r.run.ending)).toStrictEqual(replayed.map((r) => r.ending))
+    expect(replayed.map((r) => r.ending)).toStrictEqual([
+      { kind: 'stopped', by: 'caller', reason: 'interrupted' },
+      { kind: 'unfinished', lastEventType: 'agent_message' },
+    ])
+  })
+
+  it("the next turn's own preamble (environment context, world state, turn context) passes without a note; a non-JSON line after a hand-out is noted, not kept for the next run", async () => {
+    const preamble = [envCtx, rec('world_state', { cwd: '/tmp' }), ctx()]
+    const { runs, notes } = await live([turn1, [...preamble, user('again'), agentMsg('Bye'), complete('Bye!')]])
+    expect(runs.map((r) => r.run.ending.kind)).toStrictEqual(['answered', 'answered'])
+    expect(notes).toStrictEqual([])
+    let written = 0
+    const out: Array<RunResult> = []
+    const noted: Array<string> = []
+    async function* source() {
+      yield jsonl(turn1)
+      for (const deadline = Date.now() + 10_000; out.length < 1 && Date.now() < deadline; ) await sleep(20)
+      written++
+      yield Buffer.from('not json\n')
+      yield jsonl([user('again'), complete('Bye!')])
+    }
+    await replayStream(source(), (r) => out.push(r), { format: 'codex', live: true, note: (line, m) => noted.push(`line ${line}: ${m}`) })
+    expect(written).toBe(1)
+    expect(noted).toStrictEqual(['line 7: skipped a line that is not JSON'])
+    expect(out.map((r) => [r.diagnostics.length, r.source?.firstLine])).toStrictEqual([
+      [0, 1],
+      [0, 8],
+    ])
   })
 
   it('other late records are noted once and left out of both runs; replaying the same log (not live) keeps them in run 1', async () => {

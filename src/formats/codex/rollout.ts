@@ -11,8 +11,9 @@
  * Records after a turn's ending and before the next prompt (late tool outputs, token counts) belong to the
  * ended run, so a run is handed out when the next run starts or at the end of the input. Live (`watch`), a run
  * whose turn has ended is also handed out when the input goes quiet ({@link RolloutReader.quiet}); a record
- * that still arrives for it before the next prompt is reported through `note`, and its token count goes to
- * the next run (so the runs still add up to the session's total).
+ * that still arrives for it before the next prompt is reported through `note` (a late token count with its
+ * number of tokens, which are then in no printed run: the printed run cannot change, and the next run did not
+ * spend them).
  *
  * Ending rules, in order:
  * - `task_complete` (alias `turn_complete`) → `answered`, or `failed` `error` when it carries an `error`
@@ -143,24 +144,28 @@ export class RolloutReader extends DraftHolder {
   }
 
   /**
-   * Live, after an early hand-out: a record other than the next prompt's. Its token count is kept for the next
-   * run; everything else is reported once through `note`. Returns `true` when the record was dealt with.
+   * Live, after an early hand-out: a record that would have joined the handed-out run in a replay. The next
+   * turn's own records (its prompt, task start, turn context, world state, the environment-context user item)
+   * pass through to the next run. A late token count is not added to any run (the printed run cannot change,
+   * and the next run did not spend it): its tokens are named in a note and the running total moves on, so the
+   * next run's usage is its own. Other late records are noted once. Returns `true` when the record was dealt with.
    */
-  private lateRecord(type: string, payload: Record<string, unknown>, line: number): boolean {
-    if (!this.handedOut) return false
-    const t = payload['type']
+  private lateRecord(type: string, payload: unknown, line: number): boolean {
+    const t = isObject(payload) ? payload['type'] : undefined
     if (type === 'event_msg' && (t === 'user_message' || t === 'task_started' || t === 'turn_started')) {
       this.handedOut = false
       return false
     }
-    if (type === 'session_meta' || type === 'turn_context') return false
-    if (type === 'event_msg' && t === 'token_count') {
-      const u = this.draft.usage
-      const before = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens
-      this.tokenCount(payload['info'], line)
-      const added = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens - before
-      if (added > 0) this.noteLive(line, `a token count of ${added} tokens came after run ${this.emitted} was handed out; it counts toward the next run`)
-      return true
+    if (type === 'session_meta' || type === 'turn_context' || type === 'world_state') return false
+    if (type === 'response_item' && isObject(payload) && t === 'message' && payload['role'] === 'user') return false
+    if (type === 'event_msg' && isObject(payload)) {
+      if (t === 'token_count') {
+        const tokens = this.tokenCount(payload['info'], line, false)
+        if (tokens > 0) this.noteLive(line, `a token count of ${tokens} tokens came after run ${this.emitted} was handed out (the input had paused); they are in no printed run`)
+        return true
+      }
+      // the build writes task events even if this one is late: a later turn without task_complete is cut off
+      if (t === 'task_complete' || t === 'turn_complete') this.writesTaskEvents = true
     }
     if (!this.lateNoted) {
       this.lateNoted = true
@@ -169,12 +174,19 @@ export class RolloutReader extends DraftHolder {
     return true
   }
 
+  /** Live, after an early hand-out, a line that is not a record (not JSON, no type) is noted, not kept for the next run. */
+  override diagnostic(line: number, message: string): void {
+    if (this.handedOut) this.noteLive(line, message)
+    else super.diagnostic(line, message)
+  }
+
   protected typedRecord(v: Obj, type: string, line: number): void {
     if (!PAYLOAD_TYPES.has(type)) {
       touch(this.draft, line)
       return
     }
     const payload = v['payload']
+    if (this.handedOut && this.lateRecord(type, payload, line)) return
     const ts = v['timestamp']
     const time = looksIsoTime(ts) ? ts : undefined
     if (!isObject(payload)) {
@@ -182,7 +194,6 @@ export class RolloutReader extends DraftHolder {
       addDiagnostic(this.draft, line, `skipped a line of type ${type} whose payload is not an object`)
       return
     }
-    if (this.handedOut && this.lateRecord(type, payload, line)) return
     switch (type) {
       case 'event_msg':
         this.event(payload, line, time)
@@ -367,26 +378,30 @@ export class RolloutReader extends DraftHolder {
     this.decided = { ending, finishReason: t, response, durationMs }
   }
 
-  private tokenCount(info: unknown, line: number): void {
-    if (info === undefined || info === null) return
-    if (!isObject(info)) {
-      addDiagnostic(this.draft, line, 'skipped a token_count whose info is not an object')
-      return
+  /**
+   * Moves the running total on to this `token_count` and adds the difference to the open run (unless `add` is
+   * false: a late count after a live hand-out). Returns the difference in tokens (input + output).
+   */
+  private tokenCount(info: unknown, line: number, add = true): number {
+    const problem = (message: string): number => {
+      if (add) addDiagnostic(this.draft, line, message)
+      else this.noteLive(line, message)
+      return 0
     }
+    if (info === undefined || info === null) return 0
+    if (!isObject(info)) return problem('skipped a token_count whose info is not an object')
     const total = readTokens(info['total_token_usage'])
-    if (total === undefined) {
-      addDiagnostic(this.draft, line, 'skipped a token_count without a total_token_usage of token counts')
-      return
-    }
+    if (total === undefined) return problem('skipped a token_count without a total_token_usage of token counts')
     const prev = this.prevTotal
     let delta = total
     if (prev !== null) {
       if (notBelow(prev, total)) delta = minus(total, prev)
-      else addDiagnostic(this.draft, line, 'the running token total went down; counted it as a new total from zero')
+      else problem('the running token total went down; counted it as a new total from zero')
     }
     this.prevTotal = total
-    if (isZero(delta)) return
-    addUsage(this.draft, this.model, toBuckets(delta), undefined, line)
+    if (isZero(delta)) return 0
+    if (add) addUsage(this.draft, this.model, toBuckets(delta), undefined, line)
+    return delta.input + delta.output
   }
 
   private flush(): void {
