@@ -6,6 +6,7 @@
 import fc from 'fast-check'
 import type { PendingItem, RunEnding } from '../../src/core/RunEnding.js'
 import type { VocabularySystem } from '../../src/vocabularies/index.js'
+import { KNOWN_KINDS } from '../reliability/support/reasons.js'
 
 /** Run count for every property in this folder: env `FC_NUM_RUNS`, default 200. */
 export const numRuns = ((): number => {
@@ -151,19 +152,8 @@ const deputyCarried = (e: RunEnding): RunEnding => {
 
 // --- dsh ----------------------------------------------------------------------------------------------
 
-const DSH_KINDS = new Set([
-  'completed',
-  'max-tokens',
-  'refusal',
-  'context-window',
-  'content-filter',
-  'aborted',
-  'blocked',
-  'limit',
-  'suspended',
-  'error',
-  'interrupted',
-])
+// the turn/end kinds of SPEC §4's table: one list for the reliability model and these arbitraries
+const DSH_KINDS = KNOWN_KINDS
 /** What the native table credits for the sub-kind `endingTo` writes for a stopper (others: the caller). */
 const DSH_BY = new Map([
   ['caller', 'caller'],
