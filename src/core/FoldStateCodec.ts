@@ -42,7 +42,7 @@ const Buckets = t.type({
   outputTokens: t.number,
   reasoningTokens: t.number,
 })
-const ModelDraftC = t.intersection([Buckets, t.type({ costUsd: t.number, costMissing: t.number })])
+const ModelDraftC = t.intersection([Buckets, t.type({ costUsd: t.number, costMissing: t.number, items: t.number })])
 const TimeC = t.union([t.number, t.string, t.null])
 const LineC = t.union([t.number, t.null])
 
@@ -71,27 +71,60 @@ export const RunDraftCodec = t.type({
 /** A finished `RunResult` inside the state: checked for its main fields, the rest kept as is. */
 const StoredResult = t.intersection([t.type({ format: t.string, ending: RunEndingCodec, schemaVersion: t.literal(1) }), t.UnknownRecord])
 
+const BookC = t.type({
+  usage: Buckets,
+  byModel: t.record(t.string, ModelDraftC),
+  costUsd: t.number,
+  costItems: t.number,
+  costMissing: t.number,
+})
+const NullableNumber = t.union([t.number, t.null])
+const ErrorC = opt({ message: t.string }, { code: t.union([t.string, t.number]), name: t.string })
+
+/** Codec of the run being read (`NativeRunState`). @internal */
+export const NativeRunStateCodec = t.type({
+  draft: RunDraftCodec,
+  finishReason: t.union([t.string, t.null]),
+  ending: t.union([RunEndingCodec, t.null]),
+  sticky: t.union([t.type({ turn: t.union([t.number, t.null]) }), t.null]),
+  response: t.union([t.string, t.null]),
+  lastEventType: t.union([t.string, t.null]),
+  messageId: t.union([t.string, t.null]),
+  ledger: t.type({
+    ids: t.array(t.string),
+    byId: t.record(t.string, t.type({ model: t.string, usage: Buckets, costUsd: NullableNumber })),
+  }),
+  totals: t.union([BookC, t.null]),
+  set: t.union([BookC, t.null]),
+  runCost: NullableNumber,
+  runTurns: NullableNumber,
+  fatal: t.union([t.type({ error: ErrorC, reason: t.string, phase: t.string }), t.null]),
+  structuredOutput: t.unknown,
+  durationMs: NullableNumber,
+  inferred: t.boolean,
+})
+
 /**
  * io-ts codec of `FoldState`: decode a checkpoint (the parsed JSON of `JSON.stringify(state)`) before resuming.
  * @since 0.1.0
  */
 export const FoldStateCodec: t.Type<FoldState, unknown> = t.type({
-  version: t.literal(1),
+  version: t.literal(2),
+  format: t.string,
+  hold: t.boolean,
   events: t.number,
   root: t.union([t.string, t.null]),
   children: t.record(t.string, t.literal(true)),
   sessions: t.record(t.string, t.type({ max: t.number, recent: t.array(t.number), pos: t.number })),
-  run: t.type({
-    draft: RunDraftCodec,
-    finishReason: t.union([t.string, t.null]),
-    ending: t.union([RunEndingCodec, t.null]),
-    sticky: t.union([t.type({ turn: t.union([t.number, t.null]) }), t.null]),
-    response: t.union([t.string, t.null]),
-    lastEventType: t.union([t.string, t.null]),
-  }),
+  run: NativeRunStateCodec,
+  held: t.union([NativeRunStateCodec, t.null]),
+  afterClose: t.boolean,
+  baselines: t.record(t.string, t.type({ usage: t.union([Buckets, t.null]), costUsd: NullableNumber, turns: NullableNumber })),
+  counters: t.array(t.string),
   runs: t.number,
   closed: t.union([StoredResult, t.null]),
   lastClosed: t.union([StoredResult, t.null]),
+  notes: t.array(opt({ message: t.string }, { line: t.number })),
   messageId: t.union([t.string, t.null]),
   open: t.boolean,
   done: t.boolean,

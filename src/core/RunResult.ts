@@ -133,10 +133,16 @@ export interface BucketsDraft {
   reasoningTokens: number
 }
 
-/** Mutable per-model usage inside a draft. `costMissing` counts this model's unpriced items. @internal */
+/**
+ * Mutable per-model usage inside a draft. `costMissing` counts this model's unpriced items, `items` all its
+ * priced items (a model whose items all moved to another one — a message copy naming another model — is left
+ * out of the result).
+ * @internal
+ */
 export interface ModelDraft extends BucketsDraft {
   costUsd: number
   costMissing: number
+  items: number
 }
 
 /**
@@ -210,6 +216,7 @@ export const cloneDraft = (d: RunDraft): RunDraft => {
       reasoningTokens: m.reasoningTokens,
       costUsd: m.costUsd,
       costMissing: m.costMissing,
+      items: m.items,
     }
   }
   return {
@@ -267,9 +274,10 @@ export const addUsage = (
   const key = `#${model ?? 'unknown'}`
   let m = d.byModel[key]
   if (m === undefined) {
-    m = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, costUsd: 0, costMissing: 0 }
+    m = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, costUsd: 0, costMissing: 0, items: 0 }
     d.byModel[key] = m
   }
+  m.items++
   const { inputTokens, cacheReadTokens, cacheWriteTokens, outputTokens, reasoningTokens } = usage
   let bad = false
   if (inputTokens !== undefined) {
@@ -389,9 +397,11 @@ const NO_COST_FORMATS: ReadonlySet<string> = new Set(['codex', 'gemini', 'ai-sdk
  * @since 0.1.0
  */
 export const finishRun = (d: RunDraft, facts: RunFacts): RunResult => {
-  const byModel: Array<[string, ModelUsage]> = Object.keys(d.byModel).map((k) => {
+  const byModel: Array<[string, ModelUsage]> = []
+  for (const k of Object.keys(d.byModel)) {
     const m = d.byModel[k] as ModelDraft
-    return [
+    if (m.items <= 0) continue
+    byModel.push([
       k.slice(1),
       {
         inputTokens: m.inputTokens,
@@ -401,8 +411,8 @@ export const finishRun = (d: RunDraft, facts: RunFacts): RunResult => {
         reasoningTokens: m.reasoningTokens,
         costUsd: m.costMissing > 0 ? null : usd(m.costUsd),
       },
-    ]
-  })
+    ])
+  }
   const start = timeMs(d.firstTime)
   const end = timeMs(d.lastTime)
   const keepsResponse = facts.ending.kind === 'answered' || facts.ending.kind === 'cut_off'

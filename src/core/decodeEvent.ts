@@ -71,6 +71,7 @@ const validateTurnEnd = (data: unknown, index: number): ProtocolError | undefine
   isObject(data) ? validateTurnEndReason(data['reason'], index) : turnEndError(index, 'data', 'an object with a reason')
 
 const isSeq = (u: unknown): u is number => typeof u === 'number' && Number.isInteger(u) && u >= 0
+const isLine = (u: unknown): u is number => typeof u === 'number' && Number.isSafeInteger(u) && u > 0
 const isTime = (u: unknown): u is number | string => (typeof u === 'number' && Number.isFinite(u)) || typeof u === 'string'
 
 /**
@@ -105,6 +106,22 @@ const codecOf = (type: string): t.Mixed | undefined => {
       return dataCodecs['subagent/started']
     case 'subagent/finished':
       return dataCodecs['subagent/finished']
+    case 'source/record':
+      return dataCodecs['source/record']
+    case 'usage/total':
+      return dataCodecs['usage/total']
+    case 'usage/add':
+      return dataCodecs['usage/add']
+    case 'usage/set':
+      return dataCodecs['usage/set']
+    case 'source/diagnostic':
+      return dataCodecs['source/diagnostic']
+    case 'stream/error':
+      return dataCodecs['stream/error']
+    case 'permission/denied':
+      return dataCodecs['permission/denied']
+    case 'session/started':
+      return dataCodecs['session/started']
     default:
       return undefined
   }
@@ -137,6 +154,10 @@ const decodeBare = (
   if (seq !== undefined && !isSeq(seq)) return ignored(type, 'envelope', sessionId, 'seq', 'a non-negative integer')
   const time = o['time']
   if (time !== undefined && !isTime(time)) return ignored(type, 'envelope', sessionId, 'time', 'epoch milliseconds or an ISO-8601 string')
+  const line = o['line']
+  if (line !== undefined && !isLine(line)) return ignored(type, 'envelope', sessionId, 'line', 'a positive integer')
+  const recordType = o['recordType']
+  if (recordType !== undefined && typeof recordType !== 'string') return ignored(type, 'envelope', sessionId, 'recordType', 'string')
   const codec = codecOf(type)
   if (codec === undefined) return ignored(type, 'unknown-type', sessionId, undefined, undefined, seq as number | undefined)
   if (!codec.is(data)) {
@@ -147,13 +168,15 @@ const decodeBare = (
   // The common case — a bare event that names its session and carries its data — is already a SessionEvent:
   // hand it on by identity (nothing downstream stores or changes it) instead of copying it per event.
   if (sessionOverride === undefined && typeof sid === 'string' && o['data'] !== undefined) return o as unknown as SessionEvent
-  const ev: { type: string; sessionId: string | null; seq?: number; time?: number | string; data: unknown } = {
+  const ev: { type: string; sessionId: string | null; seq?: number; time?: number | string; line?: number; recordType?: string; data: unknown } = {
     type,
     sessionId,
     data,
   }
   if (seq !== undefined) ev.seq = seq
   if (time !== undefined) ev.time = time
+  if (line !== undefined) ev.line = line
+  if (recordType !== undefined) ev.recordType = recordType
   return ev as SessionEvent
 }
 

@@ -113,10 +113,15 @@ export const UserMessageData = struct({ message: t.unknown })
 export const AssistantChunkData = struct({ chunk: t.unknown }, turnStep)
 /** A content block of an assistant message; only `{ type: 'text', text }` blocks make the response. @since 0.1.0 */
 export const ContentBlock = JsonObject
-/** `assistant/message`. @since 0.1.0 */
+/**
+ * `assistant/message`. With `messageId` (protocol 2), records of the same message are copies of one model
+ * response (Claude Code writes one per content block): the last copy's `usage` replaces the earlier ones', and
+ * their texts join into the message's text. `stopReason` is the provider's own stop reason for the response.
+ * @since 0.1.0
+ */
 export const AssistantMessageData = struct(
   { message: struct({ content: arrayOf(ContentBlock) }) },
-  { ...turnStep, usage: NativeUsage, model: t.string, costUsd: NonNegative, interrupted: t.boolean },
+  { ...turnStep, usage: NativeUsage, model: t.string, costUsd: NonNegative, interrupted: t.boolean, messageId: t.string, stopReason: t.string },
 )
 /** `tool/call`: `arguments` is JSON text. @since 0.1.0 */
 export const ToolCallData = struct({ callId: t.string, name: t.string }, { ...turnStep, arguments: t.unknown })
@@ -125,8 +130,58 @@ export const ToolResultData = struct(
   { callId: t.string },
   { ...turnStep, message: t.unknown, error: struct({}, { name: t.string, code: t.union([t.string, t.number]), message: t.string }) },
 )
-/** `subagent/started`, `subagent/finished`. @since 0.1.0 */
-export const SubagentData = struct({ parentSessionId: t.string, childSessionId: t.string }, { stopReason: t.string })
+/**
+ * `subagent/started`, `subagent/finished`. Protocol 2: `parentSessionId` may be left out (the parent is the
+ * root); `previousSessionId` renames a child that was known by another id (a tool call id, before its result
+ * named the agent), keeping its place in `children`.
+ * @since 0.1.0
+ */
+export const SubagentData = struct({ childSessionId: t.string }, { parentSessionId: t.string, stopReason: t.string, previousSessionId: t.string })
+
+/** An error as a source reports it: a message, and a code or class name when it has one. @since 0.2.0 */
+export const ErrorData = struct({ message: t.string }, { code: t.union([t.string, Finite]), name: t.string })
+
+/** `session/started` (protocol 2): the event's session becomes the root of the runs that follow. @since 0.2.0 */
+export const SessionStartedData = struct({})
+/** `usage/add` (protocol 2): one model response's usage (disjoint buckets, tokens) without its content. @since 0.2.0 */
+export const UsageAddData = struct({ usage: NativeUsage }, { model: t.string, costUsd: NonNegative })
+/**
+ * `usage/total` (protocol 2): a running total the source restates (Codex `total_token_usage`, Claude Code
+ * `modelUsage` / `total_cost_usd` / `num_turns`). The fold keeps the last total per `counter` and adds the
+ * change to the run: `usage` (with `costUsd` as its cost) as one priced item under `model`; `costUsd` alone as
+ * the run's reported cost; `turns` as the run's turns. With `baseline`, the total only sets the starting point
+ * (copied history that is not this log's own).
+ * @since 0.2.0
+ */
+export const UsageTotalData = struct(
+  {},
+  { counter: t.string, model: t.string, usage: NativeUsage, costUsd: NonNegative, turns: NonNegative, baseline: t.boolean },
+)
+/** One model's usage in a `usage/set`. @since 0.2.0 */
+export const ModelUsageData = struct({ model: t.string, usage: NativeUsage }, { costUsd: NonNegative })
+/**
+ * `usage/set` (protocol 2): the source states the run's whole usage by model (Gemini `stats`, an AI SDK
+ * `totalUsage` that differs from its steps); it replaces what the run's messages and items added.
+ * @since 0.2.0
+ */
+export const UsageSetData = struct({ models: arrayOf(ModelUsageData) })
+/** `permission/denied` (protocol 2): a tool call the permission layer refused (it does not end the run). @since 0.2.0 */
+export const PermissionDeniedData = struct({ toolName: t.string, callId: t.string })
+/**
+ * `stream/error` (protocol 2): a fatal error record. While it is the run's last word, a run without a
+ * `turn/end` is `failed` (`reason` default `error`, `phase` default `stream`) instead of `unfinished`
+ * (SPEC §2 rule 2); later run content clears it.
+ * @since 0.2.0
+ */
+export const StreamErrorData = struct({ error: ErrorData }, { reason: t.string, phase: t.string })
+/** `source/record` (protocol 2): a source record that carries no run fact (its line, time and `recordType` count). @since 0.2.0 */
+export const SourceRecordData = struct({})
+/**
+ * `source/diagnostic` (protocol 2): a note about the source (a skipped line, an ignored field), never an echo
+ * of its values. With `note`, it belongs to no run (a live stream's late record) and goes to the caller's notes.
+ * @since 0.2.0
+ */
+export const SourceDiagnosticData = struct({ message: t.string }, { note: t.boolean })
 
 // ---- turn/end reasons (SPEC §4 table) ----
 
@@ -161,6 +216,28 @@ export const ErrorReason = t.type({
   error: t.intersection([t.type({ message: t.string }), t.partial({ code: t.union([t.string, Finite]), name: t.string })]),
 })
 
+/** `cut-off` (protocol 2): the provider cut the answer short for `finishReason` (its own word). @since 0.2.0 */
+export const CutOffReason = t.type({ kind: t.literal('cut-off'), finishReason: t.string })
+/**
+ * `failed` (protocol 2): an error ended the turn, with the failure's `reason` (`error`, `provider_error`,
+ * `unrecognized`, …), `phase?`, `error?` and `raw?` (an unrecognised value kept as written).
+ * @since 0.2.0
+ */
+export const FailedReason = t.intersection([
+  t.type({ kind: t.literal('failed'), reason: t.string }),
+  t.partial({
+    phase: t.string,
+    error: t.intersection([t.type({ message: t.string }), t.partial({ code: t.union([t.string, Finite]), name: t.string })]),
+    raw: t.unknown,
+  }),
+])
+/**
+ * `unfinished` (protocol 2): the turn ended without finishing — a format without terminal records whose last
+ * records show the work was cut off (`inferred` on the `turn/end`); `lastEventType` names what it ended on.
+ * @since 0.2.0
+ */
+export const UnfinishedReason = t.intersection([t.type({ kind: t.literal('unfinished') }), t.partial({ lastEventType: t.string })])
+
 /** Codecs of reason kinds that carry fields; kinds not listed carry none (or are unknown). @since 0.1.0 */
 export const reasonCodecs: Readonly<Record<string, t.Mixed>> = {
   aborted: AbortedReason,
@@ -168,10 +245,30 @@ export const reasonCodecs: Readonly<Record<string, t.Mixed>> = {
   limit: LimitReason,
   suspended: SuspendedReason,
   error: ErrorReason,
+  'cut-off': CutOffReason,
+  failed: FailedReason,
+  unfinished: UnfinishedReason,
 }
 
-/** `turn/end` data: `reason` is required; `turn` optional. Validated by the decoder in two steps. @since 0.1.0 */
-export const TurnEndData = struct({ reason: ReasonShape }, turnStep)
+/**
+ * `turn/end` data: `reason` is required; `turn` optional. Validated by the decoder in two steps. Protocol 2
+ * adds what a source states at its terminal record: `finishReason` (its raw terminal word, `null` for none;
+ * default `reason.kind`), `inferred` (the source has no terminal record; the ending was read from its last
+ * records), `text` (the final answer as the terminal record gives it), `structuredOutput` and `durationMs`
+ * (the source's own measure of the run, milliseconds).
+ * @since 0.1.0
+ */
+export const TurnEndData = struct(
+  { reason: ReasonShape },
+  {
+    ...turnStep,
+    finishReason: t.union([t.string, t.null]),
+    inferred: t.boolean,
+    text: t.string,
+    structuredOutput: t.unknown,
+    durationMs: NonNegative,
+  },
+)
 
 /** Data codecs by event type (SPEC §4). `turn/end` is validated separately, with its reason table. @since 0.1.0 */
 export const dataCodecs = {
@@ -188,16 +285,35 @@ export const dataCodecs = {
   'tool/result': ToolResultData,
   'subagent/started': SubagentData,
   'subagent/finished': SubagentData,
+  'session/started': SessionStartedData,
+  'usage/add': UsageAddData,
+  'usage/total': UsageTotalData,
+  'usage/set': UsageSetData,
+  'permission/denied': PermissionDeniedData,
+  'stream/error': StreamErrorData,
+  'source/record': SourceRecordData,
+  'source/diagnostic': SourceDiagnosticData,
 } as const
+
+/** The native protocol's version: 2 adds the events and fields vendor formats lower into (SPEC §4). @since 0.2.0 */
+export const PROTOCOL_VERSION = 2
 
 /** A known native event type. @since 0.1.0 */
 export type KnownEventType = keyof typeof dataCodecs
 
-/** The envelope every decoded event has: the session it belongs to (`null` when the line named none). @since 0.1.0 */
+/**
+ * The envelope every decoded event has: the session it belongs to (`null` when the line named none). Protocol 2
+ * adds where a translated event came from: `line`, the 1-based line of its record in the original log (used for
+ * diagnostics and `source` instead of the line it is read from), and `recordType`, the source's own word for the
+ * record (an `unfinished` run's `lastEventType`).
+ * @since 0.1.0
+ */
 export interface EventEnvelope {
   readonly sessionId: string | null
   readonly seq?: number
   readonly time?: number | string
+  readonly line?: number
+  readonly recordType?: string
 }
 
 type EventOf<K extends KnownEventType> = EventEnvelope & {

@@ -1,5 +1,6 @@
 /**
- * The native fold (SPEC §4): `FoldState`, the pure `step`, and `foldEvents` / `foldRuns`.
+ * The fold (SPEC §4, §6): `FoldState`, the pure `step`, and `foldEvents` / `foldRuns` — the one place where
+ * native `SessionEvent`s become `RunResult`s, whatever format they were translated from.
  *
  * `FoldState` is a plain JSON value (no classes, no Maps; id-keyed records use `#`-prefixed keys so an id
  * such as `__proto__` is an ordinary key), so a consumer can checkpoint it and resume ({@link FoldStateCodec}).
@@ -8,25 +9,45 @@
  *
  * Runs: without a `messageId`, the root `idle` delimits runs (everything after the previous root idle up to and
  * including the next); with one, the run opens at the `agent/inbox/spliced` that inserted it and closes at the
- * root idle (seed 002's owned interval). The ending is the last root `turn/end`'s (max-tokens sticky within its
- * turn); the response is the last root `assistant/message` text; usage covers root and children.
+ * root idle (seed 002's owned interval).
+ *
+ * The rules every format shares, decided here once:
+ * - **Ending**: the last root `turn/end`'s reason (max-tokens sticky within its turn); none → `unfinished` with
+ *   the last record's type, or `failed` (phase `stream`) while a `stream/error` is the run's last word (SPEC §2
+ *   rule 2). Only the root session's facts set it; a child's `turn/end` sets that child's ending.
+ * - **Late terminal records** (K7): a root `turn/end` that arrives after its run closed, before anything of a
+ *   new run, belongs to the closed run: a diagnostic there, the first ending stands. With `hold` (replay), a
+ *   closed run is handed out only when the next run's first content arrives or the input ends, so such records
+ *   (and usage facts that follow them) still land in it; without it (live), they go to the fold's notes.
+ * - **Response**: the text of the last root assistant message (copies with one `messageId` join their text), or
+ *   the terminal record's own `text`; kept only for `answered` / `cut_off`.
+ * - **Usage**: disjoint buckets, root + children. A message's copies (one `messageId`) count once, the last
+ *   copy's figures; `usage/total` running totals are differenced per counter (never summed), and a run that has
+ *   them takes its usage from them; `usage/set` states a run's usage whole. A cost the source reports for the
+ *   whole run is its cost; otherwise the items' costs, unknown (`null`) when any item lacks one.
+ * - **Turns**: root `turn/start`s, or the change of a running `turns` total when the source gives one.
  *
  * @module
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { decodeEventRaw } from './decodeEvent.js'
-import type { SessionEvent } from './events.js'
+import type { NativeUsage, SessionEvent } from './events.js'
 import { ProtocolError } from './ProtocolError.js'
-import type { RunEnding } from './RunEnding.js'
+import type { EndingError, RunEnding } from './RunEnding.js'
 import {
   addDiagnostic,
   addUsage,
   cloneDraft,
   ensureChild,
   finishRun,
+  MAX_DIAGNOSTICS,
   newDraft,
   setChildEnding,
   touch,
+  type BucketsDraft,
+  type Diagnostic,
+  type FormatName,
+  type ModelDraft,
   type RunDraft,
   type RunResult,
 } from './RunResult.js'
@@ -35,6 +56,12 @@ import { endingFromTurnEndReason } from './turnEnd.js'
 /** How many recent `seq` values per session are remembered to drop replayed deliveries (SPEC §4). @since 0.1.0 */
 export const SEQ_WINDOW = 1024
 
+/** How many message ids per run the usage ledger remembers to replace a repeated copy (copies come together). @since 0.2.0 */
+export const LEDGER_WINDOW = 512
+
+/** How many `usage/total` counters the fold keeps a baseline for (the oldest is forgotten). @since 0.2.0 */
+export const MAX_COUNTERS = 256
+
 /** Per-session `seq` memory: the highest applied, and a ring of the last {@link SEQ_WINDOW} applied. @since 0.1.0 */
 export interface SeqMemory {
   max: number
@@ -42,16 +69,63 @@ export interface SeqMemory {
   pos: number
 }
 
+/** One message copy's usage in the ledger (tokens; cost in USD or `null` when unknown). @internal */
+export interface LedgerEntry {
+  model: string
+  usage: BucketsDraft
+  costUsd: number | null
+}
+
+/** A usage book: buckets, per-model figures and cost items, the shape `RunDraft` keeps them in. @internal */
+export interface UsageBook {
+  usage: BucketsDraft
+  byModel: Record<string, ModelDraft>
+  costUsd: number
+  costItems: number
+  costMissing: number
+}
+
+/** A fatal error record that is the run's last word so far (`stream/error`). @internal */
+export interface FatalError {
+  error: EndingError
+  reason: string
+  phase: string
+}
+
 /** The run being read. @since 0.1.0 */
 export interface NativeRunState {
   draft: RunDraft
-  /** Raw kind of the last root `turn/end`. */
+  /** Raw terminal word of the last root `turn/end` (its `finishReason`, else its kind). */
   finishReason: string | null
   ending: RunEnding | null
   /** Set by a root `max-tokens` turn end; a later `completed` end of the same turn stays cut off. */
   sticky: { turn: number | null } | null
   response: string | null
   lastEventType: string | null
+  /** The `messageId` of the last root assistant message (its copies join their text into `response`). */
+  messageId: string | null
+  /** Usage of messages with a `messageId`, last copy each (`#`-prefixed ids; `ids` in arrival order). */
+  ledger: { ids: Array<string>; byId: Record<string, LedgerEntry> }
+  /** Usage from running totals (`usage/total` changes), or `null` when the run had none. */
+  totals: UsageBook | null
+  /** Usage the source stated for the whole run (`usage/set`), or `null`. */
+  set: UsageBook | null
+  /** The run's cost as the source reports it for the whole run (USD), or `null` when it reports none. */
+  runCost: number | null
+  /** The run's turns from a running total, or `null`. */
+  runTurns: number | null
+  fatal: FatalError | null
+  structuredOutput: unknown
+  /** The source's own duration of the run (ms), or `null`. */
+  durationMs: number | null
+  inferred: boolean
+}
+
+/** The last running total of one `usage/total` counter. @internal */
+export interface Baseline {
+  usage: BucketsDraft | null
+  costUsd: number | null
+  turns: number | null
 }
 
 /**
@@ -60,7 +134,11 @@ export interface NativeRunState {
  * @since 0.1.0
  */
 export interface FoldState {
-  readonly version: 1
+  readonly version: 2
+  /** The input format, for `RunResult.format`. */
+  format: FormatName
+  /** Replay mode: a closed run is handed out when the next run's content arrives or the input ends. */
+  hold: boolean
   /** Events seen so far (the index of the next one). */
   events: number
   root: string | null
@@ -68,12 +146,21 @@ export interface FoldState {
   children: Record<string, true>
   sessions: Record<string, SeqMemory>
   run: NativeRunState
-  /** Runs closed so far. */
+  /** With `hold`: the run the last root idle closed, not handed out yet (late records still join it). */
+  held: NativeRunState | null
+  /** A run closed and nothing of a new run has arrived since (late records are recognised while this holds). */
+  afterClose: boolean
+  /** Running totals per `#counter`, and the counters in the order they were last moved (oldest first). */
+  baselines: Record<string, Baseline>
+  counters: Array<string>
+  /** Runs handed out so far. */
   runs: number
-  /** The run closed by the last event applied, else `null`. */
+  /** The run handed out by the last event applied, else `null`. */
   closed: RunResult | null
-  /** The most recently closed run (what `foldEvents` answers when nothing followed it). */
+  /** The most recently handed-out run (what `foldEvents` answers when nothing followed it). */
   lastClosed: RunResult | null
+  /** Notes that belong to no run (late records of a run already handed out); at most 100, drained by the reader. */
+  notes: Array<Diagnostic>
   /** Owned-interval mode (seed 002): the `messageId` whose receipt opens the run. */
   messageId: string | null
   /** In owned-interval mode: the receipt was seen. */
@@ -83,13 +170,24 @@ export interface FoldState {
   file: string | null
 }
 
-/** Options of the native fold. @since 0.1.0 */
+/** Options of the fold. @since 0.1.0 */
 export interface FoldOptions {
   /** Seed 002's owned interval: open at the receipt that inserted this message id, close at the root idle. */
   readonly messageId?: string
   /** The file the events come from, for `RunResult.source`. */
   readonly file?: string | null
+  /** The format the events were translated from, for `RunResult.format` (default `native`). */
+  readonly format?: FormatName
+  /**
+   * Hold each closed run until the next run's content arrives or the input ends, so late records of it (K7)
+   * land in it (replaying a recorded log). Default `false`: a run is handed out at its root idle (live streams).
+   */
+  readonly hold?: boolean
 }
+
+const zeroBuckets = (): BucketsDraft => ({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 })
+
+const newBook = (): UsageBook => ({ usage: zeroBuckets(), byModel: {}, costUsd: 0, costItems: 0, costMissing: 0 })
 
 const newRun = (): NativeRunState => ({
   draft: newDraft(),
@@ -98,24 +196,64 @@ const newRun = (): NativeRunState => ({
   sticky: null,
   response: null,
   lastEventType: null,
+  messageId: null,
+  ledger: { ids: [], byId: {} },
+  totals: null,
+  set: null,
+  runCost: null,
+  runTurns: null,
+  fatal: null,
+  structuredOutput: null,
+  durationMs: null,
+  inferred: false,
 })
 
 /** The state before any event. @since 0.1.0 */
 export const initialState = (options: FoldOptions = {}): FoldState => ({
-  version: 1,
+  version: 2,
+  format: options.format ?? 'native',
+  hold: options.hold === true,
   events: 0,
   root: null,
   children: {},
   sessions: {},
   run: newRun(),
+  held: null,
+  afterClose: false,
+  baselines: {},
+  counters: [],
   runs: 0,
   closed: null,
   lastClosed: null,
+  notes: [],
   messageId: options.messageId ?? null,
   open: options.messageId === undefined,
   done: false,
   file: options.file ?? null,
 })
+
+const cloneBook = (b: UsageBook): UsageBook => {
+  const byModel: Record<string, ModelDraft> = {}
+  for (const k of Object.keys(b.byModel)) byModel[k] = { ...(b.byModel[k] as ModelDraft) }
+  return { usage: { ...b.usage }, byModel, costUsd: b.costUsd, costItems: b.costItems, costMissing: b.costMissing }
+}
+
+const cloneRun = (r: NativeRunState): NativeRunState => {
+  const byId: Record<string, LedgerEntry> = {}
+  for (const k of Object.keys(r.ledger.byId)) {
+    const e = r.ledger.byId[k] as LedgerEntry
+    byId[k] = { model: e.model, usage: { ...e.usage }, costUsd: e.costUsd }
+  }
+  return {
+    ...r,
+    draft: cloneDraft(r.draft),
+    sticky: r.sticky === null ? null : { ...r.sticky },
+    ledger: { ids: r.ledger.ids.slice(), byId },
+    totals: r.totals === null ? null : cloneBook(r.totals),
+    set: r.set === null ? null : cloneBook(r.set),
+    fatal: r.fatal === null ? null : { ...r.fatal },
+  }
+}
 
 /** A deep copy (the parts `applyEvent` mutates). @internal */
 export const cloneState = (s: FoldState): FoldState => {
@@ -124,11 +262,20 @@ export const cloneState = (s: FoldState): FoldState => {
     const m = s.sessions[k] as SeqMemory
     sessions[k] = { max: m.max, recent: m.recent.slice(), pos: m.pos }
   }
+  const baselines: Record<string, Baseline> = {}
+  for (const k of Object.keys(s.baselines)) {
+    const b = s.baselines[k] as Baseline
+    baselines[k] = { usage: b.usage === null ? null : { ...b.usage }, costUsd: b.costUsd, turns: b.turns }
+  }
   return {
     ...s,
     children: { ...s.children },
     sessions,
-    run: { ...s.run, draft: cloneDraft(s.run.draft), sticky: s.run.sticky === null ? null : { ...s.run.sticky } },
+    run: cloneRun(s.run),
+    held: s.held === null ? null : cloneRun(s.held),
+    baselines,
+    counters: s.counters.slice(),
+    notes: s.notes.slice(),
   }
 }
 
@@ -138,10 +285,11 @@ const safeName = (s: string): string => {
   return cut.replace(/[\u0000-\u001f\u007f]/g, '?')
 }
 
-const textOf = (content: ReadonlyArray<Record<string, unknown>>): string => {
-  let out = ''
+/** The text blocks of a message's content, concatenated; `null` when it has none. */
+const textOf = (content: ReadonlyArray<Record<string, unknown>>): string | null => {
+  let out: string | null = null
   for (const block of content) {
-    if (block['type'] === 'text' && typeof block['text'] === 'string') out += block['text']
+    if (block['type'] === 'text' && typeof block['text'] === 'string') out = out === null ? block['text'] : out + block['text']
   }
   return out
 }
@@ -198,47 +346,356 @@ const ignoredMessage = (ev: Extract<SessionEvent, { type: 'run-outcome/ignored' 
   }
 }
 
-/** The open run of `s` as a `RunResult`: its ending, or `unfinished` (with the last event type) without one. */
-const resultOf = (s: FoldState): RunResult => {
-  const r = s.run
-  return finishRun(r.draft, {
-    format: 'native',
+// ---- usage books ----------------------------------------------------------------------------------------
+
+const bucketsOf = (u: NativeUsage): BucketsDraft => ({
+  inputTokens: u.inputTokens,
+  cacheReadTokens: u.cacheReadTokens ?? 0,
+  cacheWriteTokens: u.cacheWriteTokens ?? 0,
+  outputTokens: u.outputTokens,
+  reasoningTokens: u.reasoningTokens ?? 0,
+})
+
+const isZero = (b: BucketsDraft): boolean =>
+  b.inputTokens === 0 && b.cacheReadTokens === 0 && b.cacheWriteTokens === 0 && b.outputTokens === 0 && b.reasoningTokens === 0
+
+/** Adds (`sign` 1) or takes back (`sign` −1) one priced item of `model` in a book. */
+const bookItem = (book: UsageBook, model: string, b: BucketsDraft, costUsd: number | null, sign: 1 | -1): void => {
+  const key = `#${model}`
+  let m = book.byModel[key]
+  if (m === undefined) {
+    m = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, costUsd: 0, costMissing: 0, items: 0 }
+    book.byModel[key] = m
+  }
+  const u = book.usage
+  u.inputTokens += sign * b.inputTokens
+  u.cacheReadTokens += sign * b.cacheReadTokens
+  u.cacheWriteTokens += sign * b.cacheWriteTokens
+  u.outputTokens += sign * b.outputTokens
+  u.reasoningTokens += sign * b.reasoningTokens
+  m.inputTokens += sign * b.inputTokens
+  m.cacheReadTokens += sign * b.cacheReadTokens
+  m.cacheWriteTokens += sign * b.cacheWriteTokens
+  m.outputTokens += sign * b.outputTokens
+  m.reasoningTokens += sign * b.reasoningTokens
+  m.items += sign
+  book.costItems += sign
+  if (costUsd === null) {
+    m.costMissing += sign
+    book.costMissing += sign
+  } else {
+    m.costUsd += sign * costUsd
+    book.costUsd += sign * costUsd
+  }
+}
+
+/** The draft's own usage fields as a book (the draft is the book of messages and `usage/add` items). */
+const draftBook = (d: RunDraft): UsageBook => d as unknown as UsageBook
+
+/** Rounds a difference of two running totals (USD) to 1e-10, so float noise never shows. */
+const roundDelta = (x: number): number => Math.round(x * 1e10) / 1e10
+
+/** A message's usage: a new `messageId` adds an item, a repeated one replaces the earlier copy's figures. */
+const messageUsage = (run: NativeRunState, messageId: string, model: string, u: NativeUsage, costUsd: number | undefined): void => {
+  const key = `#${messageId}`
+  const b = bucketsOf(u)
+  const cost = costUsd ?? null
+  const book = draftBook(run.draft)
+  const prev = run.ledger.byId[key]
+  if (prev !== undefined) {
+    bookItem(book, prev.model, prev.usage, prev.costUsd, -1)
+    bookItem(book, model, b, cost, 1)
+    prev.model = model
+    prev.usage = b
+    prev.costUsd = cost
+    return
+  }
+  bookItem(book, model, b, cost, 1)
+  run.ledger.byId[key] = { model, usage: b, costUsd: cost }
+  run.ledger.ids.push(key)
+  if (run.ledger.ids.length > LEDGER_WINDOW) {
+    const oldest = run.ledger.ids.shift() as string
+    delete run.ledger.byId[oldest]
+  }
+}
+
+/** Remembers a counter's new total, forgetting the least recently moved counter past {@link MAX_COUNTERS}. */
+const baselineOf = (s: FoldState, key: string): Baseline => {
+  let b = s.baselines[key]
+  const i = s.counters.indexOf(key)
+  if (i >= 0) s.counters.splice(i, 1)
+  s.counters.push(key)
+  if (b === undefined) {
+    b = { usage: null, costUsd: null, turns: null }
+    s.baselines[key] = b
+    if (s.counters.length > MAX_COUNTERS) {
+      const oldest = s.counters.shift() as string
+      delete s.baselines[oldest]
+    }
+  }
+  return b
+}
+
+/** What a running total changed by: usage, its cost, run cost, turns (each `null` when not given). */
+interface TotalChange {
+  readonly usage: BucketsDraft | null
+  readonly cost: number | null
+  readonly turns: number | null
+  readonly wentDown: boolean
+}
+
+const notBelow = (a: BucketsDraft, b: BucketsDraft): boolean =>
+  b.inputTokens >= a.inputTokens &&
+  b.cacheReadTokens >= a.cacheReadTokens &&
+  b.cacheWriteTokens >= a.cacheWriteTokens &&
+  b.outputTokens >= a.outputTokens &&
+  b.reasoningTokens >= a.reasoningTokens
+
+/** Moves a counter's baseline to a new running total and returns the change (a total that went down counts from zero). */
+const totalChange = (s: FoldState, data: Extract<SessionEvent, { type: 'usage/total' }>['data']): TotalChange => {
+  const base = baselineOf(s, `#${data.counter ?? ''}`)
+  let wentDown = false
+  let usage: BucketsDraft | null = null
+  if (data.usage !== undefined) {
+    const now = bucketsOf(data.usage)
+    const prev = base.usage
+    if (prev === null) usage = now
+    else if (notBelow(prev, now)) {
+      usage = {
+        inputTokens: now.inputTokens - prev.inputTokens,
+        cacheReadTokens: now.cacheReadTokens - prev.cacheReadTokens,
+        cacheWriteTokens: now.cacheWriteTokens - prev.cacheWriteTokens,
+        outputTokens: now.outputTokens - prev.outputTokens,
+        reasoningTokens: now.reasoningTokens - prev.reasoningTokens,
+      }
+    } else {
+      usage = now
+      wentDown = true
+    }
+    base.usage = now
+  }
+  let cost: number | null = null
+  if (data.costUsd !== undefined) {
+    const prev = base.costUsd
+    if (prev === null || prev === 0) cost = data.costUsd
+    else if (data.costUsd >= prev) cost = roundDelta(data.costUsd - prev)
+    else {
+      cost = data.costUsd
+      if (data.usage === undefined) wentDown = true
+    }
+    base.costUsd = data.costUsd
+  }
+  let turns: number | null = null
+  if (data.turns !== undefined) {
+    const prev = base.turns
+    turns = prev === null || data.turns < prev ? data.turns : data.turns - prev
+    base.turns = data.turns
+  }
+  return { usage, cost, turns, wentDown }
+}
+
+/** Applies a running total's change to a run: usage as one item (cost with it), cost alone as the run's cost, turns. */
+const applyTotal = (run: NativeRunState, model: string | undefined, c: TotalChange, hasUsage: boolean): void => {
+  if (hasUsage) {
+    if (run.totals === null) run.totals = newBook()
+    if (c.usage !== null && !(isZero(c.usage) && (c.cost === null || c.cost === 0))) bookItem(run.totals, model ?? 'unknown', c.usage, c.cost, 1)
+  } else if (c.cost !== null) {
+    run.runCost = run.runCost === null ? c.cost : run.runCost + c.cost
+  }
+  if (c.turns !== null) run.runTurns = (run.runTurns ?? 0) + c.turns
+}
+
+const tokensOf = (b: BucketsDraft | null): number => (b === null ? 0 : b.inputTokens + b.cacheReadTokens + b.cacheWriteTokens + b.outputTokens)
+
+// ---- results ------------------------------------------------------------------------------------------
+
+/** The book a run's usage comes from: stated whole, else running totals, else its messages and items. */
+const bookOfRun = (r: NativeRunState): UsageBook => r.set ?? r.totals ?? draftBook(r.draft)
+
+/** A run as a `RunResult`: its ending, or `unfinished` / `failed` in phase `stream` without one. */
+const resultOfRun = (s: FoldState, r: NativeRunState): RunResult => {
+  const book = bookOfRun(r)
+  let d: RunDraft = r.draft
+  const models = Object.keys(book.byModel).filter((k) => (book.byModel[k] as ModelDraft).items > 0)
+  if (book !== draftBook(r.draft) || r.runCost !== null || r.runTurns !== null) {
+    const byModel: Record<string, ModelDraft> = {}
+    for (const k of Object.keys(book.byModel)) byModel[k] = { ...(book.byModel[k] as ModelDraft) }
+    d = { ...r.draft, usage: { ...book.usage }, byModel, costUsd: book.costUsd, costItems: book.costItems, costMissing: book.costMissing }
+    if (r.runCost !== null) {
+      // a cost the source reports for the whole run is its cost; with one model, that model's too
+      d.costUsd = r.runCost
+      d.costItems = Math.max(d.costItems, 1)
+      d.costMissing = 0
+      if (models.length === 1) {
+        const m = byModel[models[0] as string] as ModelDraft
+        m.costUsd = r.runCost
+        m.costMissing = 0
+      }
+    }
+    if (r.runTurns !== null) d.turns = r.runTurns
+  }
+  let ending = r.ending
+  if (ending === null) {
+    const f = r.fatal
+    ending =
+      f !== null
+        ? { kind: 'failed', reason: f.reason, phase: f.phase, error: f.error }
+        : { kind: 'unfinished', ...(r.lastEventType !== null ? { lastEventType: r.lastEventType } : {}) }
+  }
+  return finishRun(d, {
+    format: s.format,
     sessionId: s.root,
-    ending: r.ending ?? { kind: 'unfinished', ...(r.lastEventType !== null ? { lastEventType: r.lastEventType } : {}) },
+    ending,
     finishReason: r.finishReason,
     response: r.response,
+    structuredOutput: r.structuredOutput,
+    inferred: r.inferred,
     file: s.file,
+    ...(r.durationMs !== null ? { durationMs: r.durationMs } : {}),
   })
 }
 
-const closeRun = (s: FoldState): void => {
-  const result = resultOf(s)
+const handOut = (s: FoldState, result: RunResult): void => {
   s.closed = result
   s.lastClosed = result
   s.runs++
+}
+
+/** The held run (replay) is final: hand it out. */
+const releaseHeld = (s: FoldState): void => {
+  if (s.held === null) return
+  const r = s.held
+  s.held = null
+  handOut(s, resultOfRun(s, r))
+}
+
+const closeRun = (s: FoldState): void => {
+  const r = s.run
   s.run = newRun()
+  s.afterClose = true
+  if (s.hold && s.messageId === null) s.held = r
+  else handOut(s, resultOfRun(s, r))
+}
+
+/** A note that belongs to no open run (a late record of a run already handed out). */
+const addNote = (s: FoldState, line: number | undefined, message: string): void => {
+  if (s.notes.length >= MAX_DIAGNOSTICS) return
+  s.notes.push(line === undefined ? { message } : { line, message })
+}
+
+/** Marks run content: a new run has begun, so the held run (if any) is final and late records are no longer recognised. */
+const content = (s: FoldState, d: RunDraft): void => {
+  d.hasContent = true
+  if (s.afterClose) {
+    s.afterClose = false
+    releaseHeld(s)
+  }
+}
+
+const LATE_END =
+  'ignored a further terminal record: nothing of a new run came after the previous run ended, so it belongs to that run (the first ending stands)'
+
+/**
+ * A fact that arrives after its run closed and before anything of a new run (K7): it joins the held run
+ * (replay) or becomes a note (live). Returns `true` when the event was dealt with.
+ */
+const lateFact = (s: FoldState, ev: SessionEvent, line: number | undefined, isRoot: boolean): boolean => {
+  const held = s.held
+  const target = held ?? undefined
+  switch (ev.type) {
+    case 'turn/end':
+      if (!isRoot) return false
+      if (target !== undefined) {
+        touch(target.draft, line, ev.time)
+        addDiagnostic(target.draft, line, LATE_END)
+      } else {
+        touch(s.run.draft, line, ev.time)
+        addNote(s, line, `${LATE_END} (run ${s.runs} was already handed out)`)
+      }
+      return true
+    case 'usage/total': {
+      const c = totalChange(s, ev.data)
+      const hasUsage = ev.data.usage !== undefined
+      if (target !== undefined) {
+        if (!ev.data.baseline) applyTotal(target, ev.data.model, c, hasUsage)
+        if (c.wentDown) addDiagnostic(target.draft, line, 'a running total went down (a restarted counter); counted it from zero')
+      } else {
+        touch(s.run.draft, line, ev.time)
+        const n = tokensOf(c.usage)
+        if (!ev.data.baseline && n > 0) addNote(s, line, `a running total moved by ${n} tokens after run ${s.runs} was handed out; they are in no printed run`)
+      }
+      return true
+    }
+    case 'usage/add':
+    case 'usage/set':
+    case 'permission/denied':
+      if (target === undefined) {
+        touch(s.run.draft, line, ev.time)
+        addNote(s, line, `a ${ev.type} fact came after run ${s.runs} was handed out; it is in no printed run`)
+        return true
+      }
+      applyFact(s, target, ev, line)
+      return true
+    default:
+      return false
+  }
+}
+
+/** The facts that may also apply to a held run: usage and permission denials. */
+const applyFact = (s: FoldState, run: NativeRunState, ev: SessionEvent, line: number | undefined): void => {
+  const d = run.draft
+  touch(d, line, ev.time)
+  switch (ev.type) {
+    case 'usage/add':
+      addUsage(d, ev.data.model, ev.data.usage, ev.data.costUsd, line)
+      return
+    case 'usage/set': {
+      const book = newBook()
+      for (const m of ev.data.models) bookItem(book, m.model, bucketsOf(m.usage), m.costUsd ?? null, 1)
+      run.set = book
+      return
+    }
+    case 'permission/denied': {
+      const id = ev.data.callId
+      if (!d.permissionDenials.some((p) => p.toolCallId === id)) d.permissionDenials.push({ toolName: ev.data.toolName, toolCallId: id })
+      return
+    }
+    case 'usage/total': {
+      const c = totalChange(s, ev.data)
+      if (!ev.data.baseline) applyTotal(run, ev.data.model, c, ev.data.usage !== undefined)
+      if (c.wentDown) addDiagnostic(d, line, 'a running total went down (a restarted counter); counted it from zero')
+      return
+    }
+    default:
+      return
+  }
 }
 
 /**
  * Applies one decoded event to the state **in place**. The engine behind `step` (which copies first) and the
- * fast paths (one private state per fold). `line` is the event's 1-based line when read from a log.
+ * fast paths (one private state per fold). `lineArg` is the event's 1-based line when read from a log; an
+ * event's own `line` (a translated record's line in its original log) takes precedence.
  * @internal
  */
-export const applyEvent = (s: FoldState, ev: SessionEvent, line?: number, cache?: SeqCache): void => {
+export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cache?: SeqCache): void => {
   s.events++
   s.closed = null
   if (s.done) return
+  const line = ev.line ?? lineArg
   // Owned interval: drop everything before the receipt that inserted our message.
   if (!s.open) {
     if (ev.type !== 'agent/inbox/spliced' || !ev.data.inserted.some((m) => m.id === s.messageId)) return
     s.open = true
     if (s.root === null && ev.sessionId !== null) s.root = ev.sessionId
   }
-  const run = s.run
-  const d = run.draft
   if (ev.type === 'subagent/started' || ev.type === 'subagent/finished') {
     const { parentSessionId, childSessionId } = ev.data
-    if (s.root === null || s.root === childSessionId) s.root = parentSessionId
+    if (parentSessionId !== undefined && (s.root === null || s.root === childSessionId)) s.root = parentSessionId
+  } else if (ev.type === 'session/started') {
+    if (ev.sessionId !== null) {
+      s.root = ev.sessionId
+      delete s.children[`#${ev.sessionId}`]
+    }
   } else if (s.root === null && ev.sessionId !== null && s.children[`#${ev.sessionId}`] === undefined) {
     s.root = ev.sessionId
   }
@@ -247,14 +704,25 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, line?: number, cache?
   if (ev.seq !== undefined) {
     const v = seenSeq(s, session, ev.seq, cache)
     if (v === 'repeat') {
-      addDiagnostic(d, line, `dropped a repeated delivery (seq ${ev.seq} was already applied in this session)`)
+      addDiagnostic(s.run.draft, line, `dropped a repeated delivery (seq ${ev.seq} was already applied in this session)`)
       return
     }
-    if (v === 'late') addDiagnostic(d, line, `applied an event whose seq ${ev.seq} is lower than an earlier one in this session`)
+    if (v === 'late') addDiagnostic(s.run.draft, line, `applied an event whose seq ${ev.seq} is lower than an earlier one in this session`)
   }
+  if (s.afterClose && lateFact(s, ev, line, isRoot)) return
+  const run = s.run
+  const d = run.draft
   touch(d, line, ev.time)
-  const originalType = ev.type === 'run-outcome/ignored' ? ev.data.originalType : ev.type
-  run.lastEventType = originalType
+  if (ev.type === 'source/diagnostic') {
+    if (ev.data.note === true) addNote(s, line, ev.data.message)
+    else addDiagnostic(d, line, ev.data.message)
+    return
+  }
+  if (ev.type === 'source/record') {
+    if (ev.recordType !== undefined) run.lastEventType = ev.recordType
+    return
+  }
+  run.lastEventType = ev.recordType ?? (ev.type === 'run-outcome/ignored' ? ev.data.originalType : ev.type)
   switch (ev.type) {
     case 'run-outcome/ignored':
       addDiagnostic(d, line, ignoredMessage(ev))
@@ -262,7 +730,11 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, line?: number, cache?
     case 'agent/inbox/spliced':
     case 'user/message':
     case 'assistant/chunk':
-      if (isRoot) d.hasContent = true
+    case 'tool/result':
+      if (isRoot) {
+        content(s, d)
+        run.fatal = null
+      }
       return
     case 'session/status':
       if (isRoot && ev.data.status === 'idle') {
@@ -272,24 +744,36 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, line?: number, cache?
         } else if (d.hasContent) closeRun(s)
       }
       return
+    case 'session/started':
+    case 'step/start':
+    case 'step/end':
+      return
     case 'turn/start':
       if (isRoot) {
-        d.hasContent = true
+        content(s, d)
         d.turns++
         run.sticky = null
+        run.fatal = null
       }
       return
     case 'turn/end': {
-      const reason = ev.data.reason as Record<string, unknown>
+      const data = ev.data
+      const reason = data.reason as Record<string, unknown>
       const ending = endingFromTurnEndReason(reason)
-      const kind = ev.data.reason.kind
+      const kind = data.reason.kind
+      const finishReason = data.finishReason !== undefined ? data.finishReason : kind
       if (!isRoot) {
-        setChildEnding(d, session, ending, kind)
+        setChildEnding(d, session, ending, finishReason)
         return
       }
-      d.hasContent = true
-      run.finishReason = kind
-      const turn = ev.data.turn ?? null
+      content(s, d)
+      run.fatal = null
+      run.finishReason = finishReason
+      run.inferred = data.inferred === true
+      if (data.text !== undefined) run.response = data.text
+      if (data.structuredOutput !== undefined) run.structuredOutput = data.structuredOutput
+      if (data.durationMs !== undefined) run.durationMs = data.durationMs
+      const turn = data.turn ?? null
       if (kind === 'max-tokens') {
         run.sticky = { turn }
         run.ending = ending
@@ -304,28 +788,54 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, line?: number, cache?
       run.ending = ending
       return
     }
-    case 'step/start':
-    case 'step/end':
-      return
     case 'assistant/message': {
       const data = ev.data
-      if (data.usage !== undefined) addUsage(d, data.model, data.usage, data.costUsd, line)
+      const mid = data.messageId
+      if (data.usage !== undefined) {
+        if (mid !== undefined) messageUsage(run, mid, data.model ?? 'unknown', data.usage, data.costUsd)
+        else addUsage(d, data.model, data.usage, data.costUsd, line)
+      }
       if (isRoot) {
-        d.hasContent = true
-        run.response = textOf(data.message.content)
+        content(s, d)
+        run.fatal = null
+        const text = textOf(data.message.content)
+        if (mid === undefined) {
+          run.messageId = null
+          run.response = text ?? ''
+        } else if (mid === run.messageId) {
+          if (text !== null) run.response = run.response === null ? text : `${run.response}\n\n${text}`
+        } else {
+          run.messageId = mid
+          run.response = text
+        }
       }
       return
     }
     case 'tool/call':
       d.toolCalls++
-      if (isRoot) d.hasContent = true
+      if (isRoot) {
+        content(s, d)
+        run.fatal = null
+      }
       return
-    case 'tool/result':
+    case 'stream/error':
+      if (isRoot) {
+        content(s, d)
+        run.fatal = { error: ev.data.error, reason: ev.data.reason ?? 'error', phase: ev.data.phase ?? 'stream' }
+      }
+      return
+    case 'usage/add':
+    case 'usage/set':
+    case 'usage/total':
+    case 'permission/denied':
+      applyFact(s, run, ev, line)
       return
     case 'subagent/started': {
       const child = ev.data.childSessionId
+      const prev = ev.data.previousSessionId
       s.children[`#${child}`] = true
-      ensureChild(d, child)
+      if (prev !== undefined) renameChild(d, prev, child)
+      else ensureChild(d, child)
       return
     }
     case 'subagent/finished': {
@@ -337,6 +847,55 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, line?: number, cache?
       return
     }
   }
+}
+
+/** Renames a child (keeping its place and ending), e.g. from a tool call id to the agent id its result names. */
+const renameChild = (d: RunDraft, from: string, to: string): void => {
+  if (from === to) return
+  const i = d.childIndex[`#${from}`]
+  if (i === undefined) {
+    ensureChild(d, to)
+    return
+  }
+  if (d.childIndex[`#${to}`] !== undefined) return
+  const c = d.children[i]
+  if (c === undefined) return
+  c.sessionId = to
+  delete d.childIndex[`#${from}`]
+  d.childIndex[`#${to}`] = i
+}
+
+/**
+ * The input ended: the held run and the open run are final. Returns them in order (the open one only when it
+ * has content, or when no run was handed out at all: an input with no run is one `unfinished` run). Diagnostics
+ * of an open run without content join the held run (nothing is lost); without one they become notes.
+ * @internal
+ */
+export const endFold = (s: FoldState): Array<RunResult> => {
+  const out: Array<RunResult> = []
+  s.closed = null
+  if (s.done) return out
+  const d = s.run.draft
+  if (!d.hasContent && s.held !== null) {
+    for (const x of d.diagnostics) addDiagnostic(s.held.draft, x.line, x.message)
+    s.held.draft.diagnosticsDropped += d.diagnosticsDropped
+    d.diagnostics = []
+    d.diagnosticsDropped = 0
+  } else if (!d.hasContent && s.runs > 0) {
+    for (const x of d.diagnostics) addNote(s, x.line, x.message)
+  }
+  if (s.held !== null) {
+    releaseHeld(s)
+    out.push(s.closed as unknown as RunResult)
+  }
+  if (d.hasContent || s.runs === 0) {
+    const r = s.run
+    s.run = newRun()
+    handOut(s, resultOfRun(s, r))
+    out.push(s.closed as unknown as RunResult)
+  }
+  s.closed = null
+  return out
 }
 
 /**
@@ -352,21 +911,27 @@ export const step = (state: FoldState, event: SessionEvent, _index?: number): Fo
 }
 
 /**
- * The `RunResult` of the input so far: the current run when it has content (or when no run closed yet, as
- * `unfinished` when it has no terminal event), otherwise the run the last root idle closed.
+ * The `RunResult` of the input so far: the current run when it has content (or when no run was handed out yet,
+ * as `unfinished` when it has no terminal event), otherwise the held run, otherwise the last handed-out run.
  * @since 0.1.0
  */
 export const currentResult = (s: FoldState): RunResult => {
-  if (!s.run.draft.hasContent && s.lastClosed !== null) return s.lastClosed
-  return resultOf(s)
+  if (!s.run.draft.hasContent) {
+    if (s.held !== null) return resultOfRun(s, s.held)
+    if (s.lastClosed !== null) return s.lastClosed
+  }
+  return resultOfRun(s, s.run)
 }
 
 /** `true` when the current run has content that is not yet part of a closed run. @since 0.1.0 */
 export const hasOpenRun = (s: FoldState): boolean => s.run.draft.hasContent
 
+/** `true` when a closed run is held, waiting for late records (replay mode). @since 0.2.0 */
+export const hasHeldRun = (s: FoldState): boolean => s.held !== null
+
 /**
- * A private, mutable fold: decode + apply per input, with closed runs handed to `onRun`. The engine of
- * `foldRuns`, the operators and the file reader.
+ * A private, mutable fold: apply per event (native input is decoded first), with runs handed out in
+ * `state.closed`. The engine of `foldRuns`, the operators, the pipeline and the file reader.
  * @internal
  */
 export class NativeFolder {
@@ -375,12 +940,23 @@ export class NativeFolder {
   constructor(options: FoldOptions = {}, state?: FoldState) {
     this.state = state ?? initialState(options)
   }
-  /** Decodes and applies one input. Returns the `ProtocolError` if it is malformed (the state is unchanged). */
+  /** Decodes and applies one native input. Returns the `ProtocolError` if it is malformed (the state is unchanged). */
   push(input: unknown, line?: number): ProtocolError | undefined {
     const decoded = decodeEventRaw(input, this.state.events)
     if (decoded instanceof ProtocolError) return line === undefined ? decoded : decoded.at(line)
     applyEvent(this.state, decoded, line, this.cache)
     return undefined
+  }
+  /** Applies one event that is already a valid `SessionEvent` (a translator's output). */
+  apply(ev: SessionEvent, line?: number): void {
+    applyEvent(this.state, ev, line, this.cache)
+  }
+  /** The notes gathered since the last call (late records of runs already handed out), emptied. */
+  takeNotes(): Array<Diagnostic> {
+    const n = this.state.notes
+    if (n.length === 0) return n
+    this.state.notes = []
+    return n
   }
 }
 
@@ -399,7 +975,7 @@ export const foldRuns = (events: Iterable<unknown>, options: FoldOptions = {}): 
     if (err !== undefined) return E.left(err)
     if (f.state.closed !== null) out.push(f.state.closed)
   }
-  if (hasOpenRun(f.state) || out.length === 0) out.push(currentResult(f.state))
+  for (const r of endFold(f.state)) out.push(r)
   return E.right(out)
 }
 

@@ -9,6 +9,7 @@ import type { PendingItem, RunEnding, StoppedBy } from './RunEnding.js'
 const str = (u: unknown): string | undefined => (typeof u === 'string' ? u : undefined)
 const isObj = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
 
+/** `aborted.reason.kind` → who stopped: `user`/`legacy` → caller, `parent`, `hook`, `disposed` → abandoned; protocol 2 adds `permission` and `delegation`. */
 const abortedBy = (kind: string | undefined): StoppedBy => {
   switch (kind) {
     case 'parent':
@@ -17,6 +18,10 @@ const abortedBy = (kind: string | undefined): StoppedBy => {
       return 'hook'
     case 'disposed':
       return 'abandoned'
+    case 'permission':
+      return 'permission'
+    case 'delegation':
+      return 'delegation'
     default:
       // 'user', 'legacy' and sub-kinds the table does not name: the caller cancelled
       return 'caller'
@@ -34,7 +39,8 @@ const cutOffKinds: Readonly<Record<string, string>> = {
  * Maps a `turn/end` reason `{ kind, … }` to its ending (SPEC §4 table): `completed` → answered; `max-tokens`,
  * `refusal`, `context-window`, `content-filter` → cut_off; `aborted` → stopped (by caller/parent/hook/abandoned);
  * `blocked`, `limit`, `suspended` → their kinds; `error` → failed `error`; `interrupted` → failed `interrupted`;
- * any other kind → failed `unrecognized` with the raw kind in `raw`. Never throws.
+ * protocol 2's `cut-off` → cut_off with its `finishReason`, `failed` → failed with its fields, `unfinished` →
+ * unfinished; any other kind → failed `unrecognized` with the raw kind in `raw`. Never throws.
  * @since 0.1.0
  */
 export const endingFromTurnEndReason = (reason: Readonly<Record<string, unknown>>): RunEnding => {
@@ -105,6 +111,33 @@ export const endingFromTurnEndReason = (reason: Readonly<Record<string, unknown>
     }
     case 'interrupted':
       return { kind: 'failed', reason: 'interrupted' }
+    case 'cut-off':
+      return { kind: 'cut_off', finishReason: str(reason['finishReason']) ?? 'unknown' }
+    case 'failed': {
+      const err = isObj(reason['error']) ? reason['error'] : undefined
+      const phase = str(reason['phase'])
+      const code = err?.['code']
+      const name = str(err?.['name'])
+      return {
+        kind: 'failed',
+        reason: str(reason['reason']) ?? 'error',
+        ...(phase !== undefined ? { phase } : {}),
+        ...(err !== undefined
+          ? {
+              error: {
+                message: str(err['message']) ?? 'error',
+                ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+                ...(name !== undefined ? { name } : {}),
+              },
+            }
+          : {}),
+        ...(reason['raw'] !== undefined ? { raw: reason['raw'] } : {}),
+      }
+    }
+    case 'unfinished': {
+      const last = str(reason['lastEventType'])
+      return last !== undefined ? { kind: 'unfinished', lastEventType: last } : { kind: 'unfinished' }
+    }
     default:
       return { kind: 'failed', reason: 'unrecognized', raw: kind }
   }

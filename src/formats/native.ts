@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { NativeFolder, currentResult, hasOpenRun } from '../core/fold.js'
+import { NativeFolder, currentResult, endFold, hasOpenRun } from '../core/fold.js'
 import { ProtocolError } from '../core/ProtocolError.js'
 import { addDiagnostic } from '../core/RunResult.js'
 import { NOT_JSON, parseJson, type Obj } from './json.js'
@@ -40,13 +40,20 @@ const isNativeEvent = (v: Obj): boolean => {
   return (typeof type === 'string' && NATIVE_TYPES.has(type) && 'data' in v) || (typeof method === 'string' && NATIVE_METHODS.has(method))
 }
 
-/** Reads native JSONL; emits each run when its root idle arrives. @since 0.1.0 */
+/**
+ * Reads native JSONL. Replaying, a run is handed out when the next run begins or the input ends (late records
+ * of it still join it); live, at its root idle. @since 0.1.0
+ */
 export const nativeReader: ReaderFactory = (emit, options): LineReader => {
   const folder = new NativeFolder({
     ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
     file: options.file ?? null,
+    hold: options.live !== true,
   })
-  let emitted = 0
+  const flushNotes = (): void => {
+    if (folder.state.notes.length === 0) return
+    for (const n of folder.takeNotes()) options.note?.(n.line, n.message)
+  }
   return {
     line(text, lineNo, unterminated) {
       const value = parseJson(text)
@@ -67,18 +74,16 @@ export const nativeReader: ReaderFactory = (emit, options): LineReader => {
       const err = folder.push(value, lineNo)
       if (err !== undefined) return options.file ? err.at(lineNo, options.file) : err
       const closed = folder.state.closed
-      if (closed !== null) {
-        emitted++
-        emit(closed)
-      }
+      if (closed !== null) emit(closed)
+      flushNotes()
       return undefined
     },
     snapshot() {
       return hasOpenRun(folder.state) ? currentResult(folder.state) : undefined
     },
     end() {
-      if (folder.state.done) return
-      if (hasOpenRun(folder.state) || emitted === 0) emit(currentResult(folder.state))
+      for (const r of endFold(folder.state)) emit(r)
+      flushNotes()
     },
   }
 }

@@ -98,6 +98,10 @@ const KNOWN_KINDS = new Set([
   'suspended',
   'error',
   'interrupted',
+  // protocol 2's kinds (SPEC §4), which the native table reads too
+  'cut-off',
+  'failed',
+  'unfinished',
 ])
 
 /** The native protocol's `turn/end` reason check (SPEC §4), on a copy of the value's own fields. */
@@ -151,8 +155,8 @@ const writePending = (p: PendingItem): DshPendingItem => ({
  * - `answered` → `completed`; `cut_off` → `max-tokens`, `refusal`, `context-window`, `content-filter`
  *   (a provider string the harness has no kind for becomes `max-tokens`).
  * - `stopped` → `aborted` with sub-kind `user` (caller), `parent`, `hook`, `disposed` (abandoned), or the
- *   stopper's own name (`permission`, `delegation`, …; the native table reads such a sub-kind as the
- *   caller's), and `reason` kept.
+ *   stopper's own name (`permission` and `delegation`, which the native table reads back as those stoppers
+ *   since protocol 2; any other name is read as the caller's), and `reason` kept.
  * - `limit`, `suspended`, `blocked` (`reason` as `message`) carry every field.
  * - `failed` → `interrupted` for `interrupted`; the raw kind for `unrecognized` with a string `raw` that is
  *   not a known kind; otherwise `error` with `error` (the `error` object is required: without one, the

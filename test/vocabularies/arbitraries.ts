@@ -157,6 +157,8 @@ const DSH_KINDS = KNOWN_KINDS
 /** What the native table credits for the sub-kind `endingTo` writes for a stopper (others: the caller). */
 const DSH_BY = new Map([
   ['caller', 'caller'],
+  ['permission', 'permission'],
+  ['delegation', 'delegation'],
   ['parent', 'parent'],
   ['hook', 'hook'],
   ['abandoned', 'abandoned'],

@@ -227,6 +227,7 @@ export const writeUsage = (d: RunDraft, figures: ReadonlyArray<ModelFigure>, tot
       reasoningTokens: f.b.reasoningTokens,
       costUsd: f.cost ?? 0,
       costMissing: f.cost === undefined ? Math.max(1, f.items) : 0,
+      items: Math.max(1, f.items),
     }
     d.byModel[`#${f.model}`] = m
     u.inputTokens += m.inputTokens

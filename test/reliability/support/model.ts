@@ -59,6 +59,8 @@ export interface Model {
   /** the next odd seq a late delivery uses */
   nextLate: number
   illegal: number
+  /** a run closed and no root content has come since: a root turn/end now is a late terminal record (K7) */
+  afterClose: boolean
 }
 
 export interface Real {
@@ -99,6 +101,7 @@ export const newModel = (root: string, kids: ReadonlyArray<string>): Model => ({
   sentWithSeq: [],
   nextLate: 1,
   illegal: 0,
+  afterClose: false,
 })
 
 /** The result the model expects `currentResult` to give now. */
@@ -167,13 +170,14 @@ abstract class Valid implements fc.Command<Model, Real> {
   constructor(protected readonly withSeq: boolean) {}
   abstract check(m: Readonly<Model>): boolean
   abstract event(m: Model): { session: string; type: string; data: unknown }
-  abstract effect(m: Model, run: ModelRun): void
+  abstract effect(m: Model, run: ModelRun, lastBefore?: string | null): void
   run(m: Model, real: Real): void {
     const { session, type, data } = this.event(m)
     const e: Record<string, unknown> = { type, sessionId: session, data, ...seqFor(m, session, this.withSeq) }
     if (e['seq'] !== undefined) m.sentWithSeq.push(e)
+    const lastBefore = m.run.lastEventType
     m.run.lastEventType = type
-    this.effect(m, m.run)
+    this.effect(m, m.run, lastBefore)
     apply(real, e)
     check(m, real)
   }
@@ -189,6 +193,7 @@ class StartTurn extends Valid {
     m.turn++
     r.turns++
     r.hasContent = true
+    m.afterClose = false
     r.sticky = undefined
   }
   toString = (): string => `StartTurn${this.withSeq ? '+seq' : ''}`
@@ -214,8 +219,9 @@ class Chunk extends Valid {
   event(m: Model) {
     return { session: m.root, type: 'assistant/chunk', data: { turn: m.turn, step: 1, chunk: { type: 'text', text: this.text } } }
   }
-  effect(_m: Model, r: ModelRun): void {
+  effect(m: Model, r: ModelRun): void {
     r.hasContent = true
+    m.afterClose = false
   }
   toString = (): string => `Chunk(${JSON.stringify(this.text)})`
 }
@@ -225,8 +231,9 @@ class UserSays extends Valid {
   event(m: Model) {
     return { session: m.root, type: 'user/message', data: { message: { role: 'user', content: 'go' } } }
   }
-  effect(_m: Model, r: ModelRun): void {
+  effect(m: Model, r: ModelRun): void {
     r.hasContent = true
+    m.afterClose = false
   }
   toString = (): string => 'UserSays'
 }
@@ -275,9 +282,9 @@ class Message extends Valid {
     }
     if (s.kidPos === undefined) {
       r.hasContent = true
+      m.afterClose = false
       r.response = s.text + (s.extraBlock ? '!' : '')
     }
-    void m
   }
   toString = (): string => `Message(${JSON.stringify(this.spec)})`
 }
@@ -296,7 +303,10 @@ class CallTool extends Valid {
   }
   effect(m: Model, r: ModelRun): void {
     r.toolCalls++
-    if (this.kidPos === undefined) r.hasContent = true
+    if (this.kidPos === undefined) {
+      r.hasContent = true
+      m.afterClose = false
+    }
     m.openCalls.push(callIdOf(m.nextCall))
     m.nextCall++
   }
@@ -316,7 +326,10 @@ class ToolResult extends Valid {
       data: { callId: id, message: 'out', ...(this.failed ? { error: { name: 'ToolError', code: 2, message: 'exit 2' } } : {}) },
     }
   }
-  effect(m: Model): void {
+  effect(m: Model, r: ModelRun): void {
+    // a root tool result is run content (protocol 2)
+    r.hasContent = true
+    m.afterClose = false
     m.openCalls.splice(this.pos % m.openCalls.length, 1)
   }
   toString = (): string => `ToolResult(${this.pos}${this.failed ? ', failed' : ''})`
@@ -386,7 +399,13 @@ const bareKindEnding = (c: ReasonCase): RunEnding => {
     case 'suspended':
       return { kind: 'suspended', pending: [] }
     case 'failed':
+      // `failed` (protocol 2) without its fields reads as a plain error; `error` without its object likewise
+      if (c.reason['kind'] === 'failed') return { kind: 'failed', reason: 'error' }
       return c.ending.reason === 'error' ? { kind: 'failed', reason: 'error', error: { message: 'error' } } : c.ending
+    case 'cut_off':
+      return c.reason['kind'] === 'cut-off' ? { kind: 'cut_off', finishReason: 'unknown' } : c.ending
+    case 'unfinished':
+      return { kind: 'unfinished' }
     default:
       return c.ending
   }
@@ -417,7 +436,13 @@ class EndTurn extends Valid {
   event(m: Model) {
     return { session: m.root, type: 'turn/end', data: { ...(this.withTurn ? { turn: m.turn } : {}), reason: this.c.reason } }
   }
-  effect(m: Model, r: ModelRun): void {
+  effect(m: Model, r: ModelRun, lastBefore?: string | null): void {
+    if (m.afterClose) {
+      // K7: after the run closed and before anything of a new run, a turn end belongs to the closed run; the
+      // fold (handing runs out at once, as `step` does) reports it as a note and leaves the new run as it was
+      r.lastEventType = lastBefore ?? null
+      return
+    }
     const kind = this.c.reason['kind'] as string
     const turn = this.withTurn ? m.turn : null
     r.hasContent = true
@@ -448,6 +473,7 @@ class Status extends Valid {
       m.closed.push(r)
       m.run = newModelRun()
       m.openCalls = []
+      m.afterClose = true
     }
   }
   override run(m: Model, real: Real): void {
@@ -525,6 +551,7 @@ class Late implements fc.Command<Model, Real> {
     apply(real, e)
     m.run.lastEventType = 'user/message'
     m.run.hasContent = true
+    m.afterClose = false
     m.run.diagnostics++
     check(m, real)
   }

@@ -23,6 +23,10 @@ export const KNOWN_KINDS = new Set([
   'suspended',
   'error',
   'interrupted',
+  // protocol 2
+  'cut-off',
+  'failed',
+  'unfinished',
 ])
 
 const text = fc.string({ maxLength: 6, unit: 'grapheme' })
@@ -38,7 +42,10 @@ export const reasonCaseArb: fc.Arbitrary<ReasonCase> = fc.oneof(
     .map(([kind, finishReason]): ReasonCase => ({ reason: { kind: kind as string }, ending: { kind: 'cut_off', finishReason: finishReason as string } })),
   fc
     .tuple(
-      fc.option(fc.constantFrom(['user', 'caller'], ['parent', 'parent'], ['hook', 'hook'], ['disposed', 'abandoned'], ['legacy', 'caller']), { nil: undefined }),
+      fc.option(
+        fc.constantFrom(['user', 'caller'], ['parent', 'parent'], ['hook', 'hook'], ['disposed', 'abandoned'], ['legacy', 'caller'], ['permission', 'permission'], ['delegation', 'delegation']),
+        { nil: undefined },
+      ),
       fc.option(text, { nil: undefined }),
     )
     .map(([sub, why]): ReasonCase => ({
@@ -87,6 +94,22 @@ export const reasonCaseArb: fc.Arbitrary<ReasonCase> = fc.oneof(
       ending: { kind: 'failed', reason: 'error', error: { message, ...opt('code', code) } },
     })),
   fc.constant<ReasonCase>({ reason: { kind: 'interrupted' }, ending: { kind: 'failed', reason: 'interrupted' } }),
+  // protocol 2: a provider's own cut-off word, a failure with its fields, a turn that ended unfinished
+  fc.oneof(text, fc.constantFrom('pause_turn', 'max_tokens')).map((finishReason): ReasonCase => ({ reason: { kind: 'cut-off', finishReason }, ending: { kind: 'cut_off', finishReason } })),
+  fc
+    .tuple(
+      fc.constantFrom('error', 'provider_error', 'unrecognized'),
+      fc.option(fc.constantFrom('stream', 'tool', 'startup'), { nil: undefined }),
+      fc.option(text.map((message) => ({ message })), { nil: undefined }),
+      fc.option(text, { nil: undefined }),
+    )
+    .map(([reason, phase, error, raw]): ReasonCase => ({
+      reason: { kind: 'failed', reason, ...opt('phase', phase), ...opt('error', error), ...opt('raw', raw) },
+      ending: { kind: 'failed', reason, ...opt('phase', phase), ...opt('error', error), ...opt('raw', raw) },
+    })),
+  fc
+    .option(text, { nil: undefined })
+    .map((last): ReasonCase => ({ reason: { kind: 'unfinished', ...opt('lastEventType', last) }, ending: { kind: 'unfinished', ...opt('lastEventType', last) } })),
   fc
     .oneof(fc.string({ maxLength: 8 }), hostileWord, fc.constantFrom('max_tokens', 'end_turn', 'success', 'Completed'))
     .filter((k) => !KNOWN_KINDS.has(k))
