@@ -9,12 +9,14 @@
  *
  * @module
  */
-import { NativeFolder, currentResult, endFold, hasOpenRun } from '../core/fold.js'
+import * as t from 'io-ts'
+import { decodeEventRaw } from '../core/decodeEvent.js'
 import { ProtocolError } from '../core/ProtocolError.js'
-import { addDiagnostic } from '../core/RunResult.js'
-import { NOT_JSON, parseJson, type Obj } from './json.js'
+import type { Translator } from '../core/translator.js'
+import { readerFrom } from './fromTranslator.js'
+import type { Obj } from './json.js'
 import { shareScore } from './sniff.js'
-import type { FormatModule, LineReader, ReaderFactory } from './types.js'
+import type { FormatModule, ReaderFactory } from './types.js'
 
 const NATIVE_TYPES = new Set([
   'agent/inbox/spliced',
@@ -40,53 +42,39 @@ const isNativeEvent = (v: Obj): boolean => {
   return (typeof type === 'string' && NATIVE_TYPES.has(type) && 'data' in v) || (typeof method === 'string' && NATIVE_METHODS.has(method))
 }
 
-/**
- * Reads native JSONL. Replaying, a run is handed out when the next run begins or the input ends (late records
- * of it still join it); live, at its root idle. @since 0.1.0
- */
-export const nativeReader: ReaderFactory = (emit, options): LineReader => {
-  const folder = new NativeFolder({
-    ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
-    file: options.file ?? null,
-    hold: options.live !== true,
-  })
-  const flushNotes = (): void => {
-    if (folder.state.notes.length === 0) return
-    for (const n of folder.takeNotes()) options.note?.(n.line, n.message)
-  }
-  return {
-    line(text, lineNo, unterminated) {
-      const value = parseJson(text)
-      if (value === NOT_JSON) {
-        if (unterminated) {
-          addDiagnostic(folder.state.run.draft, lineNo, 'skipped the last line: it was cut off (no newline) and is not valid JSON')
-          return undefined
-        }
-        return new ProtocolError({
-          kind: 'json',
-          index: folder.state.events,
-          path: '',
-          expected: 'JSON',
-          line: lineNo,
-          ...(options.file ? { file: options.file } : {}),
-        })
-      }
-      const err = folder.push(value, lineNo)
-      if (err !== undefined) return options.file ? err.at(lineNo, options.file) : err
-      const closed = folder.state.closed
-      if (closed !== null) emit(closed)
-      flushNotes()
-      return undefined
-    },
-    snapshot() {
-      return hasOpenRun(folder.state) ? currentResult(folder.state) : undefined
-    },
-    end() {
-      for (const r of endFold(folder.state)) emit(r)
-      flushNotes()
-    },
-  }
+/** The native translator's state: how many records it has decoded (the next event's index). @since 0.2.0 */
+export interface NativeTranslatorState {
+  events: number
 }
+
+/**
+ * The native format's translator: each line is decoded and validated (SPEC §4) into the event it already is.
+ * Strict: a malformed event, or a line that is not JSON (except an unterminated last one, a diagnostic), is a
+ * `ProtocolError`. @since 0.2.0
+ */
+export const nativeTranslator: Translator<NativeTranslatorState> = {
+  format: 'native',
+  stateCodec: t.type({ events: t.number }),
+  init: () => ({ events: 0 }),
+  record(state, value, line, emit) {
+    const decoded = decodeEventRaw(value, state.events)
+    if (decoded instanceof ProtocolError) return line === undefined ? decoded : decoded.at(line)
+    state.events++
+    emit(decoded)
+    return undefined
+  },
+  text(state, _text, line, unterminated, emit) {
+    if (unterminated) {
+      emit({ type: 'source/diagnostic', sessionId: null, data: { message: 'skipped the last line: it was cut off (no newline) and is not valid JSON' } })
+      return undefined
+    }
+    return new ProtocolError({ kind: 'json', index: state.events, path: '', expected: 'JSON', ...(line !== undefined ? { line } : {}) })
+  },
+  end() {},
+}
+
+/** Reads native JSONL through the pipeline (see {@link nativeTranslator}). @since 0.1.0 */
+export const nativeReader: ReaderFactory = readerFrom(nativeTranslator)
 
 /** The native format module. @since 0.1.0 */
 export const nativeFormat: FormatModule = {
@@ -94,4 +82,5 @@ export const nativeFormat: FormatModule = {
   description: 'run-outcome native protocol: one JSON event per line (SPEC §4), bare or as session.event notifications',
   sniffLines: (values) => shareScore(values, isNativeEvent),
   reader: nativeReader,
+  translator: nativeTranslator,
 }

@@ -11,6 +11,7 @@
  */
 import type { ProtocolError } from '../core/ProtocolError.js'
 import type { FormatName, RunResult } from '../core/RunResult.js'
+import type { Translator } from '../core/translator.js'
 
 /** Options every reader takes. @since 0.1.0 */
 export interface ReaderOptions {
@@ -86,4 +87,10 @@ export interface FormatModule {
    * (the caller caps its size at 64 MB). Returns the runs in order.
    */
   readonly readDocument?: (doc: unknown, options: ReaderOptions) => ReadonlyArray<RunResult>
+  /**
+   * The format's front end (protocol 2): records → native `SessionEvent`s for the one fold. `reader` and
+   * `readDocument` are made from it (`formats/fromTranslator.ts`); the run operators with `{ format }`, the
+   * `events` command and checkpoints use it directly.
+   */
+  readonly translator?: Translator<any>
 }

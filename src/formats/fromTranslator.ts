@@ -1,0 +1,58 @@
+/**
+ * Line readers and document readers made from a format's `Translator`: each runs the one pipeline (translator →
+ * fold), so every format's `replay`, `watch` and `stats` results come from the same fold.
+ *
+ * @module
+ * @internal
+ */
+import { Pipeline } from '../core/pipeline.js'
+import type { RunResult } from '../core/RunResult.js'
+import type { Translator } from '../core/translator.js'
+import type { LineReader, ReaderFactory, ReaderOptions } from './types.js'
+
+const pipelineOf = <S>(translator: Translator<S>, options: ReaderOptions): Pipeline<S> =>
+  new Pipeline(translator, {
+    file: options.file ?? null,
+    ...(options.live === true ? { live: true } : {}),
+    ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
+  })
+
+/** A line reader over the pipeline of `translator`: runs handed to `emit` as they end, notes to `options.note`. @internal */
+export const readerFrom =
+  <S>(translator: Translator<S>): ReaderFactory =>
+  (emit, options): LineReader => {
+    const p = pipelineOf(translator, options)
+    const flush = (): void => {
+      for (const r of p.takeResults()) emit(r)
+      for (const n of p.takeNotes()) options.note?.(n.line, n.message)
+    }
+    return {
+      line(text, lineNo, unterminated) {
+        const err = p.textLine(text, lineNo, unterminated)
+        flush()
+        if (err === undefined) return undefined
+        return options.file ? err.at(lineNo, options.file) : err.at(lineNo)
+      },
+      end() {
+        p.end()
+        flush()
+      },
+      snapshot: () => p.snapshot(),
+      quiet() {
+        p.quiet()
+        flush()
+      },
+    }
+  }
+
+/** A document reader over the pipeline of `translator` (the format must read documents). @internal */
+export const documentReaderFrom =
+  <S>(translator: Translator<S>) =>
+  (doc: unknown, options: ReaderOptions): ReadonlyArray<RunResult> => {
+    const p = pipelineOf(translator, options)
+    const out: Array<RunResult> = []
+    p.document(doc)
+    p.end()
+    out.push(...p.takeResults())
+    return out
+  }
