@@ -722,6 +722,12 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
     if (ev.recordType !== undefined) run.lastEventType = ev.recordType
     return
   }
+  // the root idle that closes a run is its boundary, not its last word: an unfinished run names what came before it
+  if (ev.type === 'session/status' && isRoot && ev.data.status === 'idle' && (d.hasContent || s.messageId !== null)) {
+    closeRun(s)
+    if (s.messageId !== null) s.done = true
+    return
+  }
   run.lastEventType = ev.recordType ?? (ev.type === 'run-outcome/ignored' ? ev.data.originalType : ev.type)
   switch (ev.type) {
     case 'run-outcome/ignored':
@@ -737,13 +743,6 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
       }
       return
     case 'session/status':
-      if (isRoot && ev.data.status === 'idle') {
-        if (s.messageId !== null) {
-          closeRun(s)
-          s.done = true
-        } else if (d.hasContent) closeRun(s)
-      }
-      return
     case 'session/started':
     case 'step/start':
     case 'step/end':

@@ -126,7 +126,8 @@ describe('checkpoints', () => {
     const closed = applyMessage(cp, 14, JSON.stringify({ type: 'session/status', sessionId: 's', data: { status: 'idle' } }))
     expect(closed.closed?.n).toBe(1)
     const r = closed.closed?.result as RunResult
-    expect(r.ending).toStrictEqual({ kind: 'unfinished', lastEventType: 'session/status' })
+    // the idle closes the run; an unfinished run names its last event before it
+    expect(r.ending).toStrictEqual({ kind: 'unfinished', lastEventType: 'assistant/message' })
     expect(r.usage).toMatchObject({ inputTokens: 3, outputTokens: 1 })
     expect(r.diagnostics.map((d) => d.message)).toStrictEqual([
       'protocol error in the event at stream sequence 11, skipped: event #1 (turn/end) at reason.kind: expected string; a turn/end must carry data.reason with a string kind (SPEC §4)',

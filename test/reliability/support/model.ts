@@ -468,8 +468,10 @@ class Status extends Valid {
   event(m: Model) {
     return { session: m.root, type: 'session/status', data: { status: this.idle ? 'idle' : 'running' } }
   }
-  effect(m: Model, r: ModelRun): void {
+  effect(m: Model, r: ModelRun, lastBefore?: string | null): void {
     if (this.idle && r.hasContent) {
+      // the idle is the run's boundary, not its last word
+      r.lastEventType = lastBefore ?? null
       m.closed.push(r)
       m.run = newModelRun()
       m.openCalls = []
@@ -479,8 +481,9 @@ class Status extends Valid {
   override run(m: Model, real: Real): void {
     if (!this.wrapped || this.withSeq) return super.run(m, real)
     // the JSON-RPC form of seed 002
+    const lastBefore = m.run.lastEventType
     m.run.lastEventType = 'session/status'
-    this.effect(m, m.run)
+    this.effect(m, m.run, lastBefore)
     apply(real, { method: 'session.status', params: { sessionId: m.root, status: this.idle ? 'idle' : 'running' } })
     check(m, real)
   }
