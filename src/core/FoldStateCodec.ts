@@ -118,6 +118,7 @@ export const FoldStateCodec: t.Type<FoldState, unknown> = t.type({
   sessions: t.record(t.string, t.type({ max: t.number, recent: t.array(t.number), pos: t.number })),
   run: NativeRunStateCodec,
   held: t.union([NativeRunStateCodec, t.null]),
+  heldRoot: t.union([t.string, t.null]),
   afterClose: t.boolean,
   baselines: t.record(t.string, t.type({ usage: t.union([Buckets, t.null]), costUsd: NullableNumber, turns: NullableNumber })),
   counters: t.array(t.string),

@@ -148,6 +148,8 @@ export interface FoldState {
   run: NativeRunState
   /** With `hold`: the run the last root idle closed, not handed out yet (late records still join it). */
   held: NativeRunState | null
+  /** The root session when the held run closed (a later `session/started` starts another session's runs). */
+  heldRoot: string | null
   /** A run closed and nothing of a new run has arrived since (late records are recognised while this holds). */
   afterClose: boolean
   /** Running totals per `#counter`, and the counters in the order they were last moved (oldest first). */
@@ -219,6 +221,7 @@ export const initialState = (options: FoldOptions = {}): FoldState => ({
   sessions: {},
   run: newRun(),
   held: null,
+  heldRoot: null,
   afterClose: false,
   baselines: {},
   counters: [],
@@ -513,7 +516,7 @@ const tokensOf = (b: BucketsDraft | null): number => (b === null ? 0 : b.inputTo
 const bookOfRun = (r: NativeRunState): UsageBook => r.set ?? r.totals ?? draftBook(r.draft)
 
 /** A run as a `RunResult`: its ending, or `unfinished` / `failed` in phase `stream` without one. */
-const resultOfRun = (s: FoldState, r: NativeRunState): RunResult => {
+const resultOfRun = (s: FoldState, r: NativeRunState, root: string | null = s.root): RunResult => {
   const book = bookOfRun(r)
   let d: RunDraft = r.draft
   const models = Object.keys(book.byModel).filter((k) => (book.byModel[k] as ModelDraft).items > 0)
@@ -544,7 +547,7 @@ const resultOfRun = (s: FoldState, r: NativeRunState): RunResult => {
   }
   return finishRun(d, {
     format: s.format,
-    sessionId: s.root,
+    sessionId: root,
     ending,
     finishReason: r.finishReason,
     response: r.response,
@@ -566,15 +569,17 @@ const releaseHeld = (s: FoldState): void => {
   if (s.held === null) return
   const r = s.held
   s.held = null
-  handOut(s, resultOfRun(s, r))
+  handOut(s, resultOfRun(s, r, s.heldRoot))
 }
 
 const closeRun = (s: FoldState): void => {
   const r = s.run
   s.run = newRun()
   s.afterClose = true
-  if (s.hold && s.messageId === null) s.held = r
-  else handOut(s, resultOfRun(s, r))
+  if (s.hold && s.messageId === null) {
+    s.held = r
+    s.heldRoot = s.root
+  } else handOut(s, resultOfRun(s, r))
 }
 
 /** A note that belongs to no open run (a late record of a run already handed out). */
@@ -618,7 +623,7 @@ const lateFact = (s: FoldState, ev: SessionEvent, line: number | undefined, isRo
       const hasUsage = ev.data.usage !== undefined
       if (target !== undefined) {
         if (!ev.data.baseline) applyTotal(target, ev.data.model, c, hasUsage)
-        if (c.wentDown) addDiagnostic(target.draft, line, 'a running total went down (a restarted counter); counted it from zero')
+        if (c.wentDown) addDiagnostic(target.draft, line, 'the running total went down; counted it as a new total from zero')
       } else {
         touch(s.run.draft, line, ev.time)
         const n = tokensOf(c.usage)
@@ -663,7 +668,7 @@ const applyFact = (s: FoldState, run: NativeRunState, ev: SessionEvent, line: nu
     case 'usage/total': {
       const c = totalChange(s, ev.data)
       if (!ev.data.baseline) applyTotal(run, ev.data.model, c, ev.data.usage !== undefined)
-      if (c.wentDown) addDiagnostic(d, line, 'a running total went down (a restarted counter); counted it from zero')
+      if (c.wentDown) addDiagnostic(d, line, 'the running total went down; counted it as a new total from zero')
       return
     }
     default:
@@ -681,7 +686,8 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
   s.events++
   s.closed = null
   if (s.done) return
-  const line = ev.line ?? lineArg
+  // line 0: a boundary a translator states between two records (at no line of the log)
+  const line = ev.line === 0 ? undefined : (ev.line ?? lineArg)
   // Owned interval: drop everything before the receipt that inserted our message.
   if (!s.open) {
     if (ev.type !== 'agent/inbox/spliced' || !ev.data.inserted.some((m) => m.id === s.messageId)) return
@@ -710,12 +716,16 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
     if (v === 'late') addDiagnostic(s.run.draft, line, `applied an event whose seq ${ev.seq} is lower than an earlier one in this session`)
   }
   if (s.afterClose && lateFact(s, ev, line, isRoot)) return
+  // a note belongs to no run (a record of a run already handed out): it counts in none
+  if (ev.type === 'source/diagnostic' && ev.data.note === true) {
+    addNote(s, line, ev.data.message)
+    return
+  }
   const run = s.run
   const d = run.draft
   touch(d, line, ev.time)
   if (ev.type === 'source/diagnostic') {
-    if (ev.data.note === true) addNote(s, line, ev.data.message)
-    else addDiagnostic(d, line, ev.data.message)
+    addDiagnostic(d, line, ev.data.message)
     return
   }
   if (ev.type === 'source/record') {
@@ -916,7 +926,7 @@ export const step = (state: FoldState, event: SessionEvent, _index?: number): Fo
  */
 export const currentResult = (s: FoldState): RunResult => {
   if (!s.run.draft.hasContent) {
-    if (s.held !== null) return resultOfRun(s, s.held)
+    if (s.held !== null) return resultOfRun(s, s.held, s.heldRoot)
     if (s.lastClosed !== null) return s.lastClosed
   }
   return resultOfRun(s, s.run)

@@ -32,12 +32,15 @@
  *
  * @module
  */
-import { MAX_DIAGNOSTICS, type Diagnostic } from '../core/RunResult.js'
-import { ExecReader } from './codex/exec.js'
-import { RolloutReader } from './codex/rollout.js'
-import { NOT_JSON, isObject, parseJson, type Obj } from './json.js'
+import * as t from 'io-ts'
+import type { Translator } from '../core/translator.js'
+import { execEnd, execRecord, ExecStateCodec, newExecState, type ExecState } from './codex/exec.js'
+import { newRolloutState, rolloutDiagnostic, rolloutEnd, rolloutQuiet, rolloutRecord, RolloutStateCodec, type RolloutState } from './codex/rollout.js'
+import { emitDiagnostic, emitRecord } from './events.js'
+import { readerFrom } from './fromTranslator.js'
+import { isObject, type Obj } from './json.js'
 import { shareScore } from './sniff.js'
-import type { FormatModule, LineReader, ReaderFactory } from './types.js'
+import type { FormatModule, ReaderFactory } from './types.js'
 
 /** Top-level `type`s of `codex exec --json` (the `ThreadEvent` tags). @since 0.1.0 */
 export const CODEX_EXEC_TYPES: ReadonlySet<string> = new Set([
@@ -91,65 +94,72 @@ const isCodexRecord = (v: Obj): boolean => {
  */
 export const sniffCodexLines = (values: ReadonlyArray<unknown>): number => shareScore(values, isCodexRecord)
 
+/** The Codex translator's state: which shape the input turned out to be, and that shape's state. @since 0.2.0 */
+export interface CodexState {
+  live: boolean
+  shape: 'exec' | 'rollout' | null
+  exec: ExecState | null
+  rollout: RolloutState | null
+}
+
+const CodexStateCodec: t.Type<CodexState, unknown> = t.type({
+  live: t.boolean,
+  shape: t.union([t.literal('exec'), t.literal('rollout'), t.null]),
+  exec: t.union([ExecStateCodec, t.null]),
+  rollout: t.union([RolloutStateCodec, t.null]),
+}) as unknown as t.Type<CodexState, unknown>
+
+const choose = (s: CodexState, shape: 'exec' | 'rollout'): void => {
+  s.shape = shape
+  if (shape === 'exec') s.exec = newExecState(s.live)
+  else s.rollout = newRolloutState(s.live)
+}
+
 /**
- * Reads Codex JSONL (either shape). Lines before the first recognised record are held as line numbers and
- * diagnostics only (at most {@link MAX_DIAGNOSTICS}), then handed to the chosen reader. An input with no Codex
- * record at all gives one `unfinished` run. Never returns a `ProtocolError`.
- * @since 0.1.0
+ * The Codex translator (either shape). Records before the first one of a known shape count only as lines and
+ * diagnostics of the first run. Never returns a `ProtocolError`.
+ * @since 0.2.0
  */
-export const codexReader: ReaderFactory = (emit, options): LineReader => {
-  const file = options.file ?? null
-  let impl: ExecReader | RolloutReader | undefined
-  const early: Array<Diagnostic> = []
-  let earlyDropped = 0
-  let firstLine: number | undefined
-  let lastLine: number | undefined
-  const hold = (line: number, message?: string): void => {
-    if (firstLine === undefined) firstLine = line
-    lastLine = line
-    if (message === undefined) return
-    if (early.length < MAX_DIAGNOSTICS) early.push({ line, message })
-    else earlyDropped++
-  }
-  const choose = (shape: 'exec' | 'rollout'): ExecReader | RolloutReader => {
-    const live = options.live === true ? (options.note !== undefined ? { note: options.note } : {}) : null
-    const r = shape === 'rollout' ? new RolloutReader(emit, file, live) : new ExecReader(emit, file, live)
-    if (firstLine !== undefined) r.adopt(firstLine, lastLine ?? firstLine, early, earlyDropped)
-    early.length = 0
-    return r
-  }
-  return {
-    line(text, lineNo, unterminated) {
-      const v = parseJson(text)
-      if (v === NOT_JSON) {
-        const message = unterminated ? 'skipped the last line: it was cut off (no newline) and is not valid JSON' : 'skipped a line that is not JSON'
-        if (impl === undefined) hold(lineNo, message)
-        else impl.diagnostic(lineNo, message)
+export const codexTranslator: Translator<CodexState> = {
+  format: 'codex',
+  stateCodec: CodexStateCodec,
+  init: (options) => ({ live: options.live === true, shape: null, exec: null, rollout: null }),
+  record(s, v, _line, emit) {
+    if (s.shape === null) {
+      const shape = codexShapeOf(v)
+      if (shape === undefined) {
+        if (isObject(v) && typeof v['type'] === 'string') emitRecord(emit)
+        else emitDiagnostic(emit, NOT_A_RECORD)
         return undefined
       }
-      if (impl === undefined) {
-        const shape = codexShapeOf(v)
-        if (shape === undefined) {
-          hold(lineNo, isObject(v) && typeof v['type'] === 'string' ? undefined : NOT_A_RECORD)
-          return undefined
-        }
-        impl = choose(shape)
-      }
-      impl.record(v, lineNo)
+      choose(s, shape)
+    }
+    if (!isObject(v) || typeof v['type'] !== 'string') {
+      if (s.rollout !== null) rolloutDiagnostic(s.rollout, NOT_A_RECORD, emit)
+      else emitDiagnostic(emit, NOT_A_RECORD)
       return undefined
-    },
-    snapshot() {
-      return impl?.snapshot()
-    },
-    quiet() {
-      if (impl instanceof RolloutReader) impl.quiet()
-    },
-    end() {
-      if (impl === undefined) impl = choose('exec')
-      impl.end()
-    },
-  }
+    }
+    if (s.rollout !== null) rolloutRecord(s.rollout, v, v['type'], emit)
+    else if (s.exec !== null) execRecord(s.exec, v, v['type'], emit)
+    return undefined
+  },
+  text(s, _text, _line, unterminated, emit) {
+    const message = unterminated ? 'skipped the last line: it was cut off (no newline) and is not valid JSON' : 'skipped a line that is not JSON'
+    if (s.rollout !== null) rolloutDiagnostic(s.rollout, message, emit)
+    else emitDiagnostic(emit, message)
+    return undefined
+  },
+  quiet(s, emit) {
+    if (s.rollout !== null) rolloutQuiet(s.rollout, emit)
+  },
+  end(s, emit) {
+    if (s.rollout !== null) rolloutEnd(s.rollout, emit)
+    else if (s.exec !== null) execEnd(s.exec, emit)
+  },
 }
+
+/** Reads Codex JSONL (either shape) through the pipeline (see {@link codexTranslator}). @since 0.1.0 */
+export const codexReader: ReaderFactory = readerFrom(codexTranslator)
 
 /**
  * The Codex format module (`--format codex`): `codex exec --json` output and on-disk rollouts, lines only.
@@ -160,4 +170,5 @@ export const codexFormat: FormatModule = {
   description: 'OpenAI Codex CLI: `codex exec --json` output and session rollouts (~/.codex/sessions/**/rollout-*.jsonl[.gz])',
   sniffLines: sniffCodexLines,
   reader: codexReader,
+  translator: codexTranslator,
 }

@@ -475,7 +475,7 @@ describe('codex rollouts live (watch): a run whose turn has ended is handed out 
       [1, 'answered', 'Hello!'],
       [2, 'answered', 'Bye!'],
     ])
-    expect(notes).toStrictEqual(['line 7: a token count of 60 tokens came after run 1 was handed out (the input had paused); they are in no printed run'])
+    expect(notes).toStrictEqual(['line 7: a running total moved by 60 tokens after run 1 was handed out; they are in no printed run'])
     // run 1: its own 100 in (40 cached) / 10 out; run 2: its own 250 in (60 cached) / 10 out, without the late 60
     const r1 = runs[0]?.run
     const r2 = runs[1]?.run
@@ -486,7 +486,7 @@ describe('codex rollouts live (watch): a run whose turn has ended is handed out 
   it('a late token count at the very end is named in a note too (nothing silently lost)', async () => {
     const { runs, notes } = await live([turn1, [tokens(150, 40, 20)]])
     expect(runs.map((r) => [r.run.ending.kind, r.run.usage.inputTokens])).toStrictEqual([['answered', 60]])
-    expect(notes).toStrictEqual(['line 7: a token count of 60 tokens came after run 1 was handed out (the input had paused); they are in no printed run'])
+    expect(notes).toStrictEqual(['line 7: a running total moved by 60 tokens after run 1 was handed out; they are in no printed run'])
   })
 
   it('a late task_complete after a handed-out turn_aborted still marks the build as writing task events (same ending as replay)', async () => {

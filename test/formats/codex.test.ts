@@ -196,7 +196,7 @@ describe('codex rollout corpus facts', () => {
     expect(runs.map((r) => r.ending)).toEqual([{ kind: 'unfinished', lastEventType: 'function_call_output' }, { kind: 'answered' }])
     expect(runs[0]?.usage).toMatchObject({ inputTokens: 1355071 - 1307776, cacheReadTokens: 1307776, outputTokens: 8337 })
     expect(last(runs).usage).toMatchObject({ inputTokens: 37208 - 2432, cacheReadTokens: 2432, outputTokens: 335, reasoningTokens: 128 })
-    expect(last(runs).diagnostics).toEqual([{ line: 353, message: 'the running token total went down; counted it as a new total from zero' }])
+    expect(last(runs).diagnostics).toEqual([{ line: 353, message: 'the running total went down; counted it as a new total from zero' }])
   })
 
   it('a gzipped copy of the big rollout replays the same (gunzipped by magic bytes)', async () => {

@@ -12,7 +12,14 @@
  * - A second terminal record, or an `error`, after the turn ended does not change the ending: it is a diagnostic
  *   of that run (K7). A `turn.started` while a turn is still open ends the open one (unfinished).
  * - A run is handed out when the next turn starts (or a new thread, or an item without `turn.started`) or at the
- *   end of the input; `codex exec` exits right after its turn, so a live pipe sees it at once.
+ *   end of the input; live, at its terminal record (`codex exec` exits right after its turn), and a terminal or
+ *   error record after it is a note.
+ *
+ * Translation (protocol 2): `thread.started` → `session/started` (the thread is the run's session);
+ * `turn.started` → `turn/start`; an `agent_message` item → `assistant/message`; a tool item, completed, →
+ * `tool/call` (each id once); other items → `assistant/chunk`; `turn.completed` / `turn.failed` → `turn/end`
+ * (`completed` / `error`), its usage a `usage/add`; a top-level `error` → `stream/error`; a trailing
+ * `request_user_input` → a `suspended` `turn/end` when the run is handed out; the run boundary → the root idle.
  *
  * Usage and cost: each `turn.completed.usage` is one priced item with no cost (Codex reports none:
  * `cost.totalUsd` null, `missing` 1 per turn). The exec mapper builds it from the thread's running total
@@ -23,211 +30,253 @@
  *
  * @module
  */
-import type { RunEnding } from '../../core/RunEnding.js'
-import { addDiagnostic, addUsage, touch, type RunResult } from '../../core/RunResult.js'
+import * as t from 'io-ts'
+import type { Emit } from '../../core/translator.js'
+import { BETWEEN, emitDiagnostic, emitIdle, emitRecord, nativeEvent } from '../events.js'
 import { isObject, type Obj } from '../json.js'
-import { DraftHolder, minus, notBelow, readTokens, toBuckets, unfinishedAfter, type CodexTokens } from './shared.js'
+import { CodexTokensCodec, minus, notBelow, readTokens, toBuckets, type CodexTokens } from './shared.js'
 
 /** Item types that are tool calls (`toolCalls` counts their completed items, each id once). */
 const TOOL_ITEMS = new Set(['command_execution', 'file_change', 'mcp_tool_call', 'web_search', 'collab_tool_call'])
 
-interface Decision {
-  readonly ending: RunEnding
-  readonly finishReason: string
+/** Tool item ids remembered per run (a later repeat beyond them would count again). */
+const MAX_ITEM_IDS = 4096
+
+/** The exec translator's state (plain JSON). @internal */
+export interface ExecState {
+  live: boolean
+  /** The thread id of the last `thread.started`. */
+  thread: string | null
+  /** The open run's turn ended (`turn.completed` / `turn.failed`). */
+  decided: boolean
+  /** The open run has content. */
+  content: boolean
+  /** `turn.started` records in the open run. */
+  turns: number
+  /** `#`-prefixed ids of the tool items counted in the open run. */
+  itemIds: Record<string, true>
+  itemCount: number
+  /** The id of a `request_user_input` that is the open run's last word, else `null`. */
+  pendingInput: string | null
+  /** The message of a top-level `error` that is the open run's last word (a `turn.failed` without one uses it). */
+  lastError: string | null
+  /** The last `turn.completed` usage of this thread (a running total when the next one covers it). */
+  prevUsage: CodexTokens | null
+  /** Live: the run was handed out at its terminal record and no new turn has started since. */
+  liveEnded: boolean
+}
+
+/** io-ts codec of {@link ExecState}. @internal */
+export const ExecStateCodec: t.Type<ExecState, unknown> = t.type({
+  live: t.boolean,
+  thread: t.union([t.string, t.null]),
+  decided: t.boolean,
+  content: t.boolean,
+  turns: t.number,
+  itemIds: t.record(t.string, t.literal(true)),
+  itemCount: t.number,
+  pendingInput: t.union([t.string, t.null]),
+  lastError: t.union([t.string, t.null]),
+  prevUsage: t.union([CodexTokensCodec, t.null]),
+  liveEnded: t.boolean,
+}) as unknown as t.Type<ExecState, unknown>
+
+/** A fresh exec state. @internal */
+export const newExecState = (live: boolean): ExecState => ({
+  live,
+  thread: null,
+  decided: false,
+  content: false,
+  turns: 0,
+  itemIds: {},
+  itemCount: 0,
+  pendingInput: null,
+  lastError: null,
+  prevUsage: null,
+  liveEnded: false,
+})
+
+/** The open run is over: a trailing `request_user_input` suspends it; the root idle closes it. */
+const flush = (s: ExecState, emit: Emit): void => {
+  if (!s.decided && s.pendingInput !== null) {
+    emit(nativeEvent('turn/end', { reason: { kind: 'suspended', pending: [{ id: s.pendingInput, kind: 'question' }] }, finishReason: null }, BETWEEN))
+  }
+  emitIdle(emit)
+  s.decided = false
+  s.content = false
+  s.turns = 0
+  s.itemIds = {}
+  s.itemCount = 0
+  s.pendingInput = null
+  s.lastError = null
+}
+
+/** Live: a terminal or error record after the run was handed out is a note, never a new run. */
+const late = (s: ExecState, type: string, emit: Emit): boolean => {
+  if (!s.liveEnded) return false
+  emitDiagnostic(emit, `ignored a ${type} record after the turn had ended; the first ending stands`, true)
+  return true
+}
+
+const item = (s: ExecState, v: Obj, type: string, emit: Emit): void => {
+  if (s.decided) flush(s, emit)
+  const it = v['item']
+  if (!isObject(it) || typeof it['type'] !== 'string') {
+    emitDiagnostic(emit, `skipped a ${type} record whose item is not an object with a string type`)
+    return
+  }
+  s.content = true
+  s.pendingInput = null
+  s.lastError = null
+  const origin = { recordType: type }
+  const itemType = it['type']
+  if (type === 'item.completed' && itemType === 'agent_message') {
+    const text = it['text']
+    if (typeof text === 'string') {
+      emit(nativeEvent('assistant/message', { message: { content: [{ type: 'text', text }] } }, origin))
+      return
+    }
+    emit(nativeEvent('assistant/chunk', { chunk: { type: itemType } }, origin))
+    emitDiagnostic(emit, 'agent_message item without a string text')
+    return
+  }
+  if (type === 'item.completed' && TOOL_ITEMS.has(itemType)) {
+    const id = it['id']
+    const known = typeof id === 'string' && s.itemIds[`#${id}`] === true
+    if (!known) {
+      if (typeof id === 'string' && s.itemCount < MAX_ITEM_IDS) {
+        s.itemIds[`#${id}`] = true
+        s.itemCount++
+      }
+      emit(nativeEvent('tool/call', { callId: typeof id === 'string' ? id : '', name: itemType }, origin))
+      return
+    }
+  }
+  emit(nativeEvent('assistant/chunk', { chunk: { type: itemType } }, origin))
+}
+
+const completed = (s: ExecState, v: Obj, emit: Emit): void => {
+  const raw = v['usage']
+  if (raw !== undefined && raw !== null) {
+    const usage = readTokens(raw)
+    if (usage === undefined) emitDiagnostic(emit, 'skipped the usage of a turn.completed record: not an object of token counts')
+    else {
+      const prev = s.prevUsage
+      // the exec mapper writes the thread's running total: a turn whose counts all cover the previous one's is differenced
+      const turn = prev !== null && notBelow(prev, usage) ? minus(usage, prev) : usage
+      s.prevUsage = usage
+      emit(nativeEvent('usage/add', { usage: toBuckets(turn) }, { recordType: 'turn.completed' }))
+    }
+  }
+  emit(nativeEvent('turn/end', { reason: { kind: 'completed' }, finishReason: 'turn.completed' }, { recordType: 'turn.completed' }))
+}
+
+const failed = (v: Obj, emit: Emit, trailing: string | null): void => {
+  const err = v['error']
+  let message: string
+  if (isObject(err) && typeof err['message'] === 'string') message = err['message']
+  else {
+    emitDiagnostic(emit, 'turn.failed without an error object carrying a string message')
+    message = trailing ?? 'turn failed'
+  }
+  emit(nativeEvent('turn/end', { reason: { kind: 'error', error: { message } }, finishReason: 'turn.failed' }, { recordType: 'turn.failed' }))
 }
 
 /**
- * A stateful reader of one `codex exec --json` stream: feed parsed records with {@link ExecReader.record}, then
- * call {@link ExecReader.end}. Never throws on any input value.
- * @since 0.1.0
+ * Translates one `codex exec --json` record (an object with a string `type`).
+ * @internal
  */
-export class ExecReader extends DraftHolder {
-  private decided: Decision | null = null
-  private content = false
-  private lastAgent: string | null = null
-  private readonly itemIds = new Set<string>()
-  private lastType: string | undefined
-  /** The message of the last record when that record was a top-level `error`. */
-  private trailingError: string | null = null
-  private pendingInput: string | null = null
-  private prevUsage: CodexTokens | null = null
-
-  /** Live mode: the run was handed out at its terminal record and no new turn has started since. */
-  private liveEnded = false
-
-  /** Live mode: a terminal or error record after the run was handed out is reported, never a new run. */
-  private late(line: number, type: string): boolean {
-    if (!this.liveEnded) return false
-    this.noteLive(line, `ignored a ${type} record after the turn had ended; the first ending stands`)
-    return true
-  }
-
-  protected typedRecord(v: Obj, type: string, line: number): void {
-    switch (type) {
-      case 'thread.started': {
-        this.liveEnded = false
-        if (this.decided !== null || this.content) this.flush()
-        touch(this.draft, line)
-        const id = v['thread_id']
-        if (typeof id === 'string') {
-          if (id !== this.sessionId) this.prevUsage = null
-          this.sessionId = id
-        } else addDiagnostic(this.draft, line, 'thread.started without a string thread_id')
-        this.seen(type)
-        return
+export const execRecord = (s: ExecState, v: Obj, type: string, emit: Emit): void => {
+  switch (type) {
+    case 'thread.started': {
+      s.liveEnded = false
+      if (s.decided || s.content) flush(s, emit)
+      const id = v['thread_id']
+      if (typeof id === 'string') {
+        if (id !== s.thread) s.prevUsage = null
+        s.thread = id
+        emit(nativeEvent('session/started', {}, { sessionId: id, recordType: type }))
+      } else {
+        emitRecord(emit, type)
+        emitDiagnostic(emit, 'thread.started without a string thread_id')
       }
-      case 'turn.started':
-        this.liveEnded = false
-        if (this.decided !== null || this.draft.turns > 0) this.flush()
-        touch(this.draft, line)
-        this.draft.turns++
-        this.content = true
-        this.seen(type)
-        return
-      case 'item.started':
-      case 'item.updated':
-      case 'item.completed':
-        this.liveEnded = false
-        this.item(v, type, line)
-        return
-      case 'turn.completed':
-      case 'turn.failed':
-        if (this.late(line, type)) return
-        touch(this.draft, line)
-        if (this.decided !== null) {
-          addDiagnostic(this.draft, line, `ignored a ${type} record after the turn had ended; the first ending stands`)
-          return
-        }
-        this.content = true
-        if (type === 'turn.completed') this.completed(v, line)
-        else this.failed(v, line)
-        this.seen(type)
-        if (this.live !== null) {
-          this.flush()
-          this.liveEnded = true
-        }
-        return
-      case 'error': {
-        if (this.late(line, type)) return
-        touch(this.draft, line)
-        const m = v['message']
-        if (this.decided !== null) {
-          addDiagnostic(this.draft, line, 'an error record came after the turn had ended; the ending stands')
-          return
-        }
-        if (typeof m !== 'string') addDiagnostic(this.draft, line, 'error record without a string message')
-        this.content = true
-        this.seen(type)
-        this.trailingError = typeof m === 'string' ? m : 'error'
-        return
-      }
-      case 'request_user_input': {
-        touch(this.draft, line)
-        if (this.decided !== null) return
-        this.content = true
-        this.seen(type)
-        const id = typeof v['call_id'] === 'string' ? v['call_id'] : typeof v['id'] === 'string' ? v['id'] : 'request_user_input'
-        this.pendingInput = id
-        return
-      }
-      default:
-        // Unknown or unused event types (item.plan.delta, …) are ignored: the format grows.
-        touch(this.draft, line)
-        return
-    }
-  }
-
-  /** The open run as it stands (for live status lines), `unfinished` until its turn ends; `undefined` when none is open. */
-  snapshot(): RunResult | undefined {
-    if (!this.content || this.decided !== null) return undefined
-    return this.unfinishedSnapshot(this.lastType)
-  }
-
-  /** The input ended: hands out the open run (or one `unfinished` run when the input held none). */
-  end(): void {
-    if (this.liveEnded && !this.content) return
-    if (this.decided !== null || this.content || this.emitted === 0) this.flush()
-  }
-
-  private seen(type: string): void {
-    this.lastType = type
-    this.trailingError = null
-    this.pendingInput = null
-  }
-
-  private item(v: Record<string, unknown>, type: string, line: number): void {
-    if (this.decided !== null) this.flush()
-    touch(this.draft, line)
-    const item = v['item']
-    if (!isObject(item) || typeof item['type'] !== 'string') {
-      addDiagnostic(this.draft, line, `skipped a ${type} record whose item is not an object with a string type`)
+      s.pendingInput = null
+      s.lastError = null
       return
     }
-    this.content = true
-    this.seen(type)
-    if (type !== 'item.completed') return
-    const itemType = item['type']
-    if (itemType === 'agent_message') {
-      const text = item['text']
-      if (typeof text === 'string') this.lastAgent = text
-      else addDiagnostic(this.draft, line, 'agent_message item without a string text')
-    } else if (TOOL_ITEMS.has(itemType)) {
-      const id = item['id']
-      if (typeof id === 'string') {
-        if (this.itemIds.has(id)) return
-        this.itemIds.add(id)
+    case 'turn.started':
+      s.liveEnded = false
+      if (s.decided || s.turns > 0) flush(s, emit)
+      s.turns++
+      s.content = true
+      s.pendingInput = null
+      s.lastError = null
+      emit(nativeEvent('turn/start', {}, { recordType: type }))
+      return
+    case 'item.started':
+    case 'item.updated':
+    case 'item.completed':
+      s.liveEnded = false
+      item(s, v, type, emit)
+      return
+    case 'turn.completed':
+    case 'turn.failed':
+      if (late(s, type, emit)) return
+      if (s.decided) {
+        emitRecord(emit)
+        emitDiagnostic(emit, `ignored a ${type} record after the turn had ended; the first ending stands`)
+        return
       }
-      this.draft.toolCalls++
-    }
-  }
-
-  private completed(v: Record<string, unknown>, line: number): void {
-    const raw = v['usage']
-    if (raw !== undefined && raw !== null) {
-      const usage = readTokens(raw)
-      if (usage === undefined) {
-        addDiagnostic(this.draft, line, 'skipped the usage of a turn.completed record: not an object of token counts')
-      } else {
-        const prev = this.prevUsage
-        const turn = prev !== null && notBelow(prev, usage) ? minus(usage, prev) : usage
-        this.prevUsage = usage
-        addUsage(this.draft, null, toBuckets(turn), undefined, line)
+      s.content = true
+      s.pendingInput = null
+      if (type === 'turn.completed') completed(s, v, emit)
+      else failed(v, emit, s.lastError)
+      s.lastError = null
+      s.decided = true
+      if (s.live) {
+        flush(s, emit)
+        s.liveEnded = true
       }
+      return
+    case 'error': {
+      if (late(s, type, emit)) return
+      const m = v['message']
+      if (s.decided) {
+        emitRecord(emit)
+        emitDiagnostic(emit, 'an error record came after the turn had ended; the ending stands')
+        return
+      }
+      if (typeof m !== 'string') emitDiagnostic(emit, 'error record without a string message')
+      s.content = true
+      s.pendingInput = null
+      s.lastError = typeof m === 'string' ? m : 'error'
+      emit(nativeEvent('stream/error', { error: { message: typeof m === 'string' ? m : 'error' } }, { recordType: type }))
+      return
     }
-    this.decided = { ending: { kind: 'answered' }, finishReason: 'turn.completed' }
+    case 'request_user_input': {
+      if (s.decided) {
+        emitRecord(emit)
+        return
+      }
+      s.content = true
+      s.lastError = null
+      const id = typeof v['call_id'] === 'string' ? v['call_id'] : typeof v['id'] === 'string' ? v['id'] : 'request_user_input'
+      emit(nativeEvent('assistant/chunk', { chunk: { type } }, { recordType: type }))
+      s.pendingInput = id
+      return
+    }
+    default:
+      // Unknown or unused event types (item.plan.delta, …) are ignored: the format grows.
+      emitRecord(emit)
+      return
   }
+}
 
-  private failed(v: Record<string, unknown>, line: number): void {
-    const err = v['error']
-    let message: string
-    if (isObject(err) && typeof err['message'] === 'string') message = err['message']
-    else {
-      addDiagnostic(this.draft, line, 'turn.failed without an error object carrying a string message')
-      message = this.trailingError ?? 'turn failed'
-    }
-    this.decided = { ending: { kind: 'failed', reason: 'error', error: { message } }, finishReason: 'turn.failed' }
-  }
-
-  private flush(): void {
-    let ending: RunEnding
-    let finishReason: string | null = null
-    if (this.decided !== null) {
-      ending = this.decided.ending
-      finishReason = this.decided.finishReason
-    } else if (this.trailingError !== null) {
-      ending = { kind: 'failed', reason: 'error', phase: 'stream', error: { message: this.trailingError } }
-    } else if (this.pendingInput !== null) {
-      ending = { kind: 'suspended', pending: [{ id: this.pendingInput, kind: 'question' }] }
-    } else {
-      ending = unfinishedAfter(this.lastType)
-    }
-    this.handOut(ending, finishReason, this.lastAgent, false, null)
-    this.decided = null
-    this.content = false
-    this.lastAgent = null
-    this.itemIds.clear()
-    this.lastType = undefined
-    this.trailingError = null
-    this.pendingInput = null
+/** The input ended: a trailing `request_user_input` suspends the open run (the fold hands it out). @internal */
+export const execEnd = (s: ExecState, emit: Emit): void => {
+  if (s.liveEnded && !s.content) return
+  if (!s.decided && s.pendingInput !== null && s.content) {
+    emit(nativeEvent('turn/end', { reason: { kind: 'suspended', pending: [{ id: s.pendingInput, kind: 'question' }] }, finishReason: null }, BETWEEN))
+    s.pendingInput = null
   }
 }

@@ -42,16 +42,25 @@
  * A total that goes down (a restarted counter) is a diagnostic and counts from zero. `last_token_usage` is
  * not used. Codex reports no cost: `cost.totalUsd` is null and `missing` counts the responses.
  *
+ * Translation (protocol 2): `session_meta` → `session/started`; `user_message` → `user/message` (and the run's
+ * one `turn/start`); `task_started` → `turn/start`; agent messages → `assistant/message`; reasoning →
+ * `assistant/chunk`; tool calls → `tool/call`, their outputs and end events → `tool/result`; `token_count` →
+ * `usage/total` (counter `tokens`, under the latest `turn_context` model), which the fold differences;
+ * `task_complete` / `turn_aborted` → `turn/end`; an inferred ending → a `turn/end` with `inferred`; the run
+ * boundary (the next prompt, the end, or a live pause) → the root idle.
+ *
  * `sessionId` is the first `session_meta.payload.id`. `turns` is 1 for a run with a prompt or a task start.
  * `toolCalls` counts `function_call`, `custom_tool_call`, `local_shell_call`, `web_search_call`,
  * `tool_search_call` and `image_generation_call` response items.
  *
  * @module
  */
+import * as t from 'io-ts'
 import type { RunEnding } from '../../core/RunEnding.js'
-import { addDiagnostic, addUsage, touch, type RunResult } from '../../core/RunResult.js'
+import type { Emit } from '../../core/translator.js'
+import { BETWEEN, emitDiagnostic, emitIdle, emitRecord, nativeEvent, type Origin } from '../events.js'
 import { count, isObject, short, type Obj } from '../json.js'
-import { DraftHolder, isZero, looksIsoTime, minus, notBelow, readTokens, toBuckets, unfinishedAfter, type CodexTokens } from './shared.js'
+import { looksIsoTime, readTokens, toBuckets } from './shared.js'
 
 const TOOL_CALLS = new Set([
   'function_call',
@@ -68,13 +77,6 @@ const PAYLOAD_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'tu
 /** What the last significant record of a run was (for the inferred ending). */
 type Last = 'none' | 'message' | 'tool' | 'reasoning' | 'error'
 
-interface Decision {
-  readonly ending: RunEnding
-  readonly finishReason: string
-  readonly response: string | null
-  readonly durationMs: number | null
-}
-
 /** The ending of a `turn_aborted` reason (see the module doc). @internal */
 export const abortedEnding = (reason: string): RunEnding => {
   switch (reason) {
@@ -84,6 +86,20 @@ export const abortedEnding = (reason: string): RunEnding => {
       return { kind: 'stopped', by: 'caller', reason: 'replaced' }
     case 'review_ended':
       return { kind: 'stopped', by: 'caller', reason: 'review_ended' }
+    case 'budget_limited':
+      return { kind: 'limit', reason: 'budget' }
+    default:
+      return { kind: 'failed', reason: 'unrecognized', raw: reason }
+  }
+}
+
+/** The `turn/end` reason of a `turn_aborted` reason string (the native words for {@link abortedEnding}). */
+const abortedReason = (reason: string): Record<string, unknown> & { kind: string } => {
+  switch (reason) {
+    case 'interrupted':
+    case 'replaced':
+    case 'review_ended':
+      return { kind: 'aborted', reason: { kind: 'user', reason } }
     case 'budget_limited':
       return { kind: 'limit', reason: 'budget' }
     default:
@@ -104,334 +120,375 @@ const messageText = (content: unknown): string | null => {
   return text
 }
 
-/**
- * A stateful reader of one rollout: feed parsed records with {@link RolloutReader.record}, then call
- * {@link RolloutReader.end}. Never throws on any input value.
- * @since 0.1.0
- */
-export class RolloutReader extends DraftHolder {
-  private model: string | null = null
-  private prevTotal: CodexTokens | null = null
-  // The open run.
-  private hasPrompt = false
-  private hasTask = false
+/** The rollout translator's state (plain JSON). @internal */
+export interface RolloutState {
+  live: boolean
+  sessionId: string | null
+  model: string | null
+  hasPrompt: boolean
+  hasTask: boolean
   /**
    * The session has shown `task_started` / `task_complete` (or their `turn_` aliases): its build persists them,
    * so a turn without its `task_complete` did not complete. `turn_aborted` does not count: 2025 builds wrote it
    * without the others (shared/corpus codex-rollout).
    */
-  private writesTaskEvents = false
-  private activity = false
-  private decided: Decision | null = null
-  private last: Last = 'none'
-  private lastKind: string | undefined
-  private lastError: { message: string; code?: string } | null = null
-  private lastAgent: string | null = null
+  writesTaskEvents: boolean
+  activity: boolean
+  /** The open run's turn ended (`task_complete`, `turn_aborted`). */
+  decided: boolean
+  last: Last
+  lastKind: string | null
+  lastError: { message: string; code?: string } | null
+  lastAgent: string | null
+  /** Runs handed out so far. */
+  emitted: number
   /** Live: the ended run was handed out early (the input went quiet) and no new run has started since. */
-  private handedOut = false
-  private lateNoted = false
+  handedOut: boolean
+  lateNoted: boolean
+}
 
-  /**
-   * Live streams only: the input has gone quiet. A run whose turn has ended (`task_complete`, `turn_aborted`)
-   * is handed out now instead of at the next prompt. A run without its ending record is kept: quiet is not an
-   * ending (a model can think for minutes), and a 0.40 rollout's inferred ending needs the next prompt.
-   */
-  quiet(): void {
-    if (this.live === null || this.decided === null) return
-    this.flush()
-    this.handedOut = true
-    this.lateNoted = false
-  }
+/** io-ts codec of {@link RolloutState}. @internal */
+export const RolloutStateCodec: t.Type<RolloutState, unknown> = t.type({
+  live: t.boolean,
+  sessionId: t.union([t.string, t.null]),
+  model: t.union([t.string, t.null]),
+  hasPrompt: t.boolean,
+  hasTask: t.boolean,
+  writesTaskEvents: t.boolean,
+  activity: t.boolean,
+  decided: t.boolean,
+  last: t.keyof({ none: null, message: null, tool: null, reasoning: null, error: null }),
+  lastKind: t.union([t.string, t.null]),
+  lastError: t.union([t.intersection([t.type({ message: t.string }), t.partial({ code: t.string })]), t.null]),
+  lastAgent: t.union([t.string, t.null]),
+  emitted: t.number,
+  handedOut: t.boolean,
+  lateNoted: t.boolean,
+}) as unknown as t.Type<RolloutState, unknown>
 
-  /**
-   * Live, after an early hand-out: a record that would have joined the handed-out run in a replay. The next
-   * turn's own records (its prompt, task start, turn context, world state, the environment-context user item)
-   * pass through to the next run. A late token count is not added to any run (the printed run cannot change,
-   * and the next run did not spend it): its tokens are named in a note and the running total moves on, so the
-   * next run's usage is its own. Other late records are noted once. Returns `true` when the record was dealt with.
-   */
-  private lateRecord(type: string, payload: unknown, line: number): boolean {
-    const t = isObject(payload) ? payload['type'] : undefined
-    if (type === 'event_msg' && (t === 'user_message' || t === 'task_started' || t === 'turn_started')) {
-      this.handedOut = false
-      return false
+/** A fresh rollout state. @internal */
+export const newRolloutState = (live: boolean): RolloutState => ({
+  live,
+  sessionId: null,
+  model: null,
+  hasPrompt: false,
+  hasTask: false,
+  writesTaskEvents: false,
+  activity: false,
+  decided: false,
+  last: 'none',
+  lastKind: null,
+  lastError: null,
+  lastAgent: null,
+  emitted: 0,
+  handedOut: false,
+  lateNoted: false,
+})
+
+const hasContent = (s: RolloutState): boolean => s.hasPrompt || s.hasTask || s.activity || s.decided
+
+const mark = (s: RolloutState, last: Last, kind: string): void => {
+  s.activity = true
+  s.last = last
+  s.lastKind = kind
+}
+
+/** The open run is over: an ending inferred from its last records when it has none, then the root idle. */
+const flush = (s: RolloutState, emit: Emit): void => {
+  if (!s.decided) {
+    // a build that writes task events wrote none for this turn: it did not complete, whatever its last words
+    if (s.last === 'message' && !s.writesTaskEvents) {
+      emit(nativeEvent('turn/end', { reason: { kind: 'completed' }, finishReason: null, inferred: true, ...(s.lastAgent !== null ? { text: s.lastAgent } : {}) }, BETWEEN))
+    } else if (s.last === 'error' && s.lastError !== null) {
+      emit(nativeEvent('turn/end', { reason: { kind: 'failed', reason: 'error', phase: 'stream', error: s.lastError }, finishReason: null, inferred: true }, BETWEEN))
+    } else {
+      emit(nativeEvent('turn/end', { reason: { kind: 'unfinished', ...(s.lastKind !== null ? { lastEventType: short(s.lastKind) } : {}) }, finishReason: null, inferred: true }, BETWEEN))
     }
-    if (type === 'session_meta' || type === 'turn_context' || type === 'world_state') return false
-    if (type === 'response_item' && isObject(payload) && t === 'message' && payload['role'] === 'user') return false
-    if (type === 'event_msg' && isObject(payload)) {
-      if (t === 'token_count') {
-        const tokens = this.tokenCount(payload['info'], line, false)
-        if (tokens > 0) this.noteLive(line, `a token count of ${tokens} tokens came after run ${this.emitted} was handed out (the input had paused); they are in no printed run`)
-        return true
-      }
-      // the build writes task events even if this one is late: a later turn without task_complete is cut off
-      if (t === 'task_complete' || t === 'turn_complete') this.writesTaskEvents = true
-    }
-    if (!this.lateNoted) {
-      this.lateNoted = true
-      this.noteLive(line, `records after the ending of run ${this.emitted} came after it was handed out (the input had paused); they are not in it`)
-    }
-    return true
   }
+  emitIdle(emit)
+  s.emitted++
+  s.hasPrompt = false
+  s.hasTask = false
+  s.activity = false
+  s.decided = false
+  s.last = 'none'
+  s.lastKind = null
+  s.lastError = null
+  s.lastAgent = null
+}
 
-  /** Live, after an early hand-out, a line that is not a record (not JSON, no type) is noted, not kept for the next run. */
-  override diagnostic(line: number, message: string): void {
-    if (this.handedOut) this.noteLive(line, message)
-    else super.diagnostic(line, message)
+/**
+ * Live, after an early hand-out: a record that would have joined the handed-out run in a replay. The next turn's
+ * own records pass through to the next run. A late token count passes too (the fold names its tokens in a note:
+ * they are in no printed run, and the running total moves on). Other late records are noted once. Returns
+ * `true` when the record was dealt with.
+ */
+const lateRecord = (s: RolloutState, type: string, payload: unknown, emit: Emit): boolean => {
+  const pt = isObject(payload) ? payload['type'] : undefined
+  if (type === 'event_msg' && (pt === 'user_message' || pt === 'task_started' || pt === 'turn_started')) {
+    s.handedOut = false
+    return false
   }
+  if (type === 'session_meta' || type === 'turn_context' || type === 'world_state') return false
+  if (type === 'response_item' && isObject(payload) && pt === 'message' && payload['role'] === 'user') return false
+  if (type === 'event_msg' && isObject(payload)) {
+    if (pt === 'token_count') return false
+    // the build writes task events even if this one is late: a later turn without task_complete is cut off
+    if (pt === 'task_complete' || pt === 'turn_complete') s.writesTaskEvents = true
+  }
+  if (!s.lateNoted) {
+    s.lateNoted = true
+    emitDiagnostic(emit, `records after the ending of run ${s.emitted} came after it was handed out (the input had paused); they are not in it`, true)
+  }
+  return true
+}
 
-  protected typedRecord(v: Obj, type: string, line: number): void {
-    if (!PAYLOAD_TYPES.has(type)) {
-      touch(this.draft, line)
+/** A line that is not a record: a diagnostic of the open run (live, after an early hand-out: a note). @internal */
+export const rolloutDiagnostic = (s: RolloutState, message: string, emit: Emit): void => emitDiagnostic(emit, message, s.handedOut)
+
+/** Live streams only: the input has gone quiet; a run whose turn has ended is handed out now. @internal */
+export const rolloutQuiet = (s: RolloutState, emit: Emit): void => {
+  if (!s.live || !s.decided) return
+  flush(s, emit)
+  s.handedOut = true
+  s.lateNoted = false
+}
+
+/** The input ended: hands out the open run (or one `unfinished` run when the input held none). @internal */
+export const rolloutEnd = (s: RolloutState, emit: Emit): void => {
+  if (hasContent(s) || s.emitted === 0) flush(s, emit)
+}
+
+const responseItem = (s: RolloutState, p: Obj, origin: Origin, emit: Emit): void => {
+  const pt = p['type']
+  if (typeof pt !== 'string') {
+    emitRecord(emit, undefined, origin.time)
+    return
+  }
+  const o = { time: origin.time, recordType: pt }
+  if (pt === 'message') {
+    if (p['role'] !== 'assistant') {
+      emitRecord(emit, undefined, origin.time)
       return
     }
-    const payload = v['payload']
-    if (this.handedOut && this.lateRecord(type, payload, line)) return
-    const ts = v['timestamp']
-    const time = looksIsoTime(ts) ? ts : undefined
-    if (!isObject(payload)) {
-      touch(this.draft, line, time)
-      addDiagnostic(this.draft, line, `skipped a line of type ${type} whose payload is not an object`)
+    const text = messageText(p['content'])
+    mark(s, 'message', pt)
+    if (text !== null) {
+      s.lastAgent = text
+      if (!s.decided) {
+        emit(nativeEvent('assistant/message', { message: { content: [{ type: 'text', text }] } }, o))
+        return
+      }
+    }
+    emit(nativeEvent('assistant/chunk', { chunk: { type: pt } }, o))
+  } else if (TOOL_CALLS.has(pt)) {
+    mark(s, 'tool', pt)
+    const id = p['call_id'] ?? p['id']
+    const name = p['name']
+    emit(nativeEvent('tool/call', { callId: typeof id === 'string' ? id : '', name: typeof name === 'string' ? name : pt }, o))
+  } else if (TOOL_OUTPUTS.has(pt)) {
+    mark(s, 'tool', pt)
+    const id = p['call_id']
+    emit(nativeEvent('tool/result', { callId: typeof id === 'string' ? id : '' }, o))
+  } else if (pt === 'reasoning') {
+    mark(s, 'reasoning', pt)
+    emit(nativeEvent('assistant/chunk', { chunk: { type: pt } }, o))
+  } else emitRecord(emit, undefined, origin.time)
+}
+
+const start = (s: RolloutState, prompt: boolean, kind: string, time: string | undefined, emit: Emit): void => {
+  const joins = !s.decided && !s.activity && (prompt ? !s.hasPrompt : !s.hasTask)
+  if (!joins) flush(s, emit)
+  const o = { time, recordType: kind }
+  const first = !s.hasPrompt && !s.hasTask
+  if (prompt) s.hasPrompt = true
+  else s.hasTask = true
+  s.lastKind = kind
+  if (first) emit(nativeEvent('turn/start', {}, o))
+  if (prompt) emit(nativeEvent('user/message', { message: null }, o))
+  else if (!first) emitRecord(emit, kind, time)
+}
+
+const terminal = (s: RolloutState, pt: string, p: Obj, time: string | undefined, emit: Emit): void => {
+  if (s.decided) {
+    emitRecord(emit, undefined, time)
+    emitDiagnostic(emit, `ignored a ${pt} event after the turn had ended; the first ending stands`, false, time)
+    return
+  }
+  const d = count(p['duration_ms'])
+  const o = { time, recordType: pt }
+  const extra = d !== undefined ? { durationMs: Math.min(d, Number.MAX_SAFE_INTEGER) } : {}
+  s.decided = true
+  if (pt === 'turn_aborted') {
+    const reason = p['reason']
+    if (typeof reason !== 'string') {
+      emitDiagnostic(emit, 'turn_aborted without a string reason', false, time)
+      emit(nativeEvent('turn/end', { reason: { kind: 'failed', reason: 'unrecognized' }, finishReason: pt, ...extra }, o))
+    } else {
+      emit(nativeEvent('turn/end', { reason: abortedReason(reason), finishReason: reason, ...extra }, o))
+    }
+    return
+  }
+  const lastMsg = p['last_agent_message']
+  const text = typeof lastMsg === 'string' ? lastMsg : s.lastAgent
+  const err = p['error']
+  if (err !== undefined && err !== null) {
+    let message = 'task failed'
+    let code: string | undefined
+    if (typeof err === 'string') message = err
+    else if (isObject(err)) {
+      if (typeof err['message'] === 'string') message = err['message']
+      const info = err['codex_error_info']
+      if (typeof info === 'string') code = short(info)
+      else if (isObject(info)) {
+        const k = Object.keys(info)[0]
+        if (k !== undefined) code = short(k)
+      }
+    } else emitDiagnostic(emit, `${pt} with an error that is neither text nor an object`, false, time)
+    emit(nativeEvent('turn/end', { reason: { kind: 'error', error: code !== undefined ? { message, code } : { message } }, finishReason: pt, ...extra }, o))
+    return
+  }
+  emit(nativeEvent('turn/end', { reason: { kind: 'completed' }, finishReason: pt, ...(text !== null ? { text } : {}), ...extra }, o))
+}
+
+/** A `token_count`: its running total, for the fold to difference (one priced item per change). */
+const tokenCount = (s: RolloutState, info: unknown, time: string | undefined, emit: Emit): void => {
+  if (info === undefined || info === null) {
+    emitRecord(emit, undefined, time)
+    return
+  }
+  if (!isObject(info)) {
+    emitDiagnostic(emit, 'skipped a token_count whose info is not an object', s.handedOut, time)
+    return
+  }
+  const total = readTokens(info['total_token_usage'])
+  if (total === undefined) {
+    emitDiagnostic(emit, 'skipped a token_count without a total_token_usage of token counts', s.handedOut, time)
+    return
+  }
+  emit(nativeEvent('usage/total', { counter: 'tokens', ...(s.model !== null ? { model: s.model } : {}), usage: toBuckets(total) }, { time }))
+}
+
+const event = (s: RolloutState, p: Obj, time: string | undefined, emit: Emit): void => {
+  const pt = p['type']
+  if (typeof pt !== 'string') {
+    emitDiagnostic(emit, 'skipped an event_msg whose payload has no string type', false, time)
+    return
+  }
+  const o = { time, recordType: pt }
+  switch (pt) {
+    case 'user_message':
+    case 'task_started':
+    case 'turn_started':
+      if (pt !== 'user_message') s.writesTaskEvents = true
+      start(s, pt === 'user_message', pt, time, emit)
       return
-    }
-    switch (type) {
-      case 'event_msg':
-        this.event(payload, line, time)
-        return
-      case 'response_item':
-        touch(this.draft, line, time)
-        this.responseItem(payload)
-        return
-      case 'session_meta': {
-        touch(this.draft, line, time)
-        const id = payload['id']
-        if (this.sessionId === null && typeof id === 'string') this.sessionId = id
-        return
-      }
-      case 'turn_context': {
-        touch(this.draft, line, time)
-        const m = payload['model']
-        if (typeof m === 'string') this.model = m
-        return
-      }
-      default:
-        touch(this.draft, line, time)
-        return
-    }
-  }
-
-  /** The input ended: hands out the open run (or one `unfinished` run when the input held none). */
-  end(): void {
-    if (this.hasContent() || this.emitted === 0) this.flush()
-  }
-
-  /** The open run as it stands (for live status lines), `unfinished` until it ends; `undefined` when none is open. */
-  snapshot(): RunResult | undefined {
-    if (!this.hasContent() || this.decided !== null) return undefined
-    return this.unfinishedSnapshot(this.lastKind)
-  }
-
-  private hasContent(): boolean {
-    return this.hasPrompt || this.hasTask || this.activity || this.decided !== null
-  }
-
-  private mark(last: Last, kind: string): void {
-    this.activity = true
-    this.last = last
-    this.lastKind = kind
-  }
-
-  private responseItem(p: Record<string, unknown>): void {
-    const t = p['type']
-    if (typeof t !== 'string') return
-    if (t === 'message') {
-      if (p['role'] !== 'assistant') return
-      const text = messageText(p['content'])
-      if (text !== null) this.lastAgent = text
-      this.mark('message', t)
-    } else if (TOOL_CALLS.has(t)) {
-      this.draft.toolCalls++
-      this.mark('tool', t)
-    } else if (TOOL_OUTPUTS.has(t)) {
-      this.mark('tool', t)
-    } else if (t === 'reasoning') {
-      this.mark('reasoning', t)
-    }
-  }
-
-  private event(p: Record<string, unknown>, line: number, time: string | undefined): void {
-    const t = p['type']
-    if (typeof t !== 'string') {
-      touch(this.draft, line, time)
-      addDiagnostic(this.draft, line, 'skipped an event_msg whose payload has no string type')
+    case 'task_complete':
+    case 'turn_complete':
+    case 'turn_aborted':
+      // 2025 builds persisted turn_aborted but neither task_started nor task_complete: it proves nothing
+      if (pt !== 'turn_aborted') s.writesTaskEvents = true
+      terminal(s, pt, p, time, emit)
       return
-    }
-    switch (t) {
-      case 'user_message':
-      case 'task_started':
-      case 'turn_started':
-        if (t !== 'user_message') this.writesTaskEvents = true
-        this.start(t === 'user_message', t, line, time)
-        return
-      case 'task_complete':
-      case 'turn_complete':
-      case 'turn_aborted':
-        // 2025 builds persisted turn_aborted but neither task_started nor task_complete: it proves nothing
-        if (t !== 'turn_aborted') this.writesTaskEvents = true
-        touch(this.draft, line, time)
-        this.terminal(t, p, line)
-        return
-      default:
-        break
-    }
-    touch(this.draft, line, time)
-    switch (t) {
-      case 'token_count':
-        this.tokenCount(p['info'], line)
-        return
-      case 'agent_message': {
-        const m = p['message']
-        if (typeof m === 'string') this.lastAgent = m
-        else addDiagnostic(this.draft, line, 'agent_message without a string message')
-        this.mark('message', t)
-        return
-      }
-      case 'agent_reasoning':
-        this.mark('reasoning', t)
-        return
-      case 'error': {
-        if (this.decided !== null) {
-          addDiagnostic(this.draft, line, 'an error event came after the turn had ended; the ending stands')
+    case 'token_count':
+      tokenCount(s, p['info'], time, emit)
+      return
+    case 'agent_message': {
+      const m = p['message']
+      mark(s, 'message', pt)
+      if (typeof m === 'string') {
+        s.lastAgent = m
+        if (!s.decided) {
+          emit(nativeEvent('assistant/message', { message: { content: [{ type: 'text', text: m }] } }, o))
           return
         }
-        const m = p['message']
-        const info = p['codex_error_info']
-        const code = typeof info === 'string' ? info : isObject(info) ? Object.keys(info)[0] : undefined
-        this.lastError = {
-          message: typeof m === 'string' ? m : 'error',
-          ...(code !== undefined ? { code: short(code) } : {}),
-        }
-        this.mark('error', t)
-        return
-      }
-      case 'item_completed': {
-        const item = p['item']
-        if (isObject(item) && item['type'] === 'AgentMessage') {
-          const text = messageText(item['content'])
-          if (text !== null) this.lastAgent = text
-          this.mark('message', t)
-        }
-        return
-      }
-      default:
-        if (TOOL_END_EVENTS.has(t)) this.mark('tool', t)
-        return
-    }
-  }
-
-  private start(prompt: boolean, kind: string, line: number, time: string | undefined): void {
-    const joins = this.decided === null && !this.activity && (prompt ? !this.hasPrompt : !this.hasTask)
-    if (!joins) this.flush()
-    touch(this.draft, line, time)
-    if (!this.hasPrompt && !this.hasTask) this.draft.turns++
-    if (prompt) this.hasPrompt = true
-    else this.hasTask = true
-    this.lastKind = kind
-  }
-
-  private terminal(t: string, p: Record<string, unknown>, line: number): void {
-    if (this.decided !== null) {
-      addDiagnostic(this.draft, line, `ignored a ${t} event after the turn had ended; the first ending stands`)
+      } else emitDiagnostic(emit, 'agent_message without a string message', false, time)
+      emit(nativeEvent('assistant/chunk', { chunk: { type: pt } }, o))
       return
     }
-    const d = p['duration_ms']
-    const durationMs = count(d) ?? null
-    if (t === 'turn_aborted') {
-      const reason = p['reason']
-      if (typeof reason !== 'string') {
-        addDiagnostic(this.draft, line, 'turn_aborted without a string reason')
-        this.decided = { ending: { kind: 'failed', reason: 'unrecognized' }, finishReason: t, response: null, durationMs }
-      } else {
-        this.decided = { ending: abortedEnding(reason), finishReason: reason, response: null, durationMs }
+    case 'agent_reasoning':
+      mark(s, 'reasoning', pt)
+      emit(nativeEvent('assistant/chunk', { chunk: { type: pt } }, o))
+      return
+    case 'error': {
+      if (s.decided) {
+        emitRecord(emit, undefined, time)
+        emitDiagnostic(emit, 'an error event came after the turn had ended; the ending stands', false, time)
+        return
       }
+      const m = p['message']
+      const info = p['codex_error_info']
+      const code = typeof info === 'string' ? info : isObject(info) ? Object.keys(info)[0] : undefined
+      s.lastError = { message: typeof m === 'string' ? m : 'error', ...(code !== undefined ? { code: short(code) } : {}) }
+      mark(s, 'error', pt)
+      emit(nativeEvent('stream/error', { error: s.lastError }, o))
       return
     }
-    const last = p['last_agent_message']
-    const response = typeof last === 'string' ? last : this.lastAgent
-    const err = p['error']
-    let ending: RunEnding = { kind: 'answered' }
-    if (err !== undefined && err !== null) {
-      let message = 'task failed'
-      let code: string | undefined
-      if (typeof err === 'string') message = err
-      else if (isObject(err)) {
-        if (typeof err['message'] === 'string') message = err['message']
-        const info = err['codex_error_info']
-        if (typeof info === 'string') code = short(info)
-        else if (isObject(info)) {
-          const k = Object.keys(info)[0]
-          if (k !== undefined) code = short(k)
+    case 'item_completed': {
+      const it = p['item']
+      if (isObject(it) && it['type'] === 'AgentMessage') {
+        const text = messageText(it['content'])
+        mark(s, 'message', pt)
+        if (text !== null) {
+          s.lastAgent = text
+          if (!s.decided) {
+            emit(nativeEvent('assistant/message', { message: { content: [{ type: 'text', text }] } }, o))
+            return
+          }
         }
-      } else addDiagnostic(this.draft, line, `${t} with an error that is neither text nor an object`)
-      ending = { kind: 'failed', reason: 'error', error: code !== undefined ? { message, code } : { message } }
-    }
-    this.decided = { ending, finishReason: t, response, durationMs }
-  }
-
-  /**
-   * Moves the running total on to this `token_count` and adds the difference to the open run (unless `add` is
-   * false: a late count after a live hand-out). Returns the difference in tokens (input + output).
-   */
-  private tokenCount(info: unknown, line: number, add = true): number {
-    const problem = (message: string): number => {
-      if (add) addDiagnostic(this.draft, line, message)
-      else this.noteLive(line, message)
-      return 0
-    }
-    if (info === undefined || info === null) return 0
-    if (!isObject(info)) return problem('skipped a token_count whose info is not an object')
-    const total = readTokens(info['total_token_usage'])
-    if (total === undefined) return problem('skipped a token_count without a total_token_usage of token counts')
-    const prev = this.prevTotal
-    let delta = total
-    if (prev !== null) {
-      if (notBelow(prev, total)) delta = minus(total, prev)
-      else problem('the running token total went down; counted it as a new total from zero')
-    }
-    this.prevTotal = total
-    if (isZero(delta)) return 0
-    if (add) addUsage(this.draft, this.model, toBuckets(delta), undefined, line)
-    return delta.input + delta.output
-  }
-
-  private flush(): void {
-    let ending: RunEnding
-    let finishReason: string | null = null
-    let response: string | null = null
-    let durationMs: number | null = null
-    let inferred = false
-    if (this.decided !== null) {
-      ;({ ending, finishReason, response, durationMs } = this.decided)
-    } else {
-      inferred = true
-      // a build that writes task events wrote none for this turn: it did not complete, whatever its last words
-      if (this.last === 'message' && !this.writesTaskEvents) {
-        ending = { kind: 'answered' }
-        response = this.lastAgent
-      } else if (this.last === 'error' && this.lastError !== null) {
-        ending = { kind: 'failed', reason: 'error', phase: 'stream', error: this.lastError }
-      } else {
-        ending = unfinishedAfter(this.lastKind)
+        emit(nativeEvent('assistant/chunk', { chunk: { type: pt } }, o))
+        return
       }
+      emitRecord(emit, undefined, time)
+      return
     }
-    this.handOut(ending, finishReason, response, inferred, durationMs)
-    this.hasPrompt = false
-    this.hasTask = false
-    this.activity = false
-    this.decided = null
-    this.last = 'none'
-    this.lastKind = undefined
-    this.lastError = null
-    this.lastAgent = null
+    default:
+      if (TOOL_END_EVENTS.has(pt)) {
+        mark(s, 'tool', pt)
+        const id = p['call_id']
+        emit(nativeEvent('tool/result', { callId: typeof id === 'string' ? id : '' }, o))
+      } else emitRecord(emit, undefined, time)
+      return
+  }
+}
+
+/** Translates one rollout record (an object with a string `type`). @internal */
+export const rolloutRecord = (s: RolloutState, v: Obj, type: string, emit: Emit): void => {
+  if (!PAYLOAD_TYPES.has(type)) {
+    emitRecord(emit)
+    return
+  }
+  const payload = v['payload']
+  if (s.handedOut && lateRecord(s, type, payload, emit)) return
+  const ts = v['timestamp']
+  const time = looksIsoTime(ts) ? ts : undefined
+  if (!isObject(payload)) {
+    emitDiagnostic(emit, `skipped a line of type ${type} whose payload is not an object`, false, time)
+    return
+  }
+  switch (type) {
+    case 'event_msg':
+      event(s, payload, time, emit)
+      return
+    case 'response_item':
+      responseItem(s, payload, { time }, emit)
+      return
+    case 'session_meta': {
+      const id = payload['id']
+      if (s.sessionId === null && typeof id === 'string') {
+        s.sessionId = id
+        emit(nativeEvent('session/started', {}, { sessionId: id, time }))
+      } else emitRecord(emit, undefined, time)
+      return
+    }
+    case 'turn_context': {
+      const m = payload['model']
+      if (typeof m === 'string') s.model = m
+      emitRecord(emit, undefined, time)
+      return
+    }
+    default:
+      emitRecord(emit, undefined, time)
+      return
   }
 }
