@@ -84,8 +84,14 @@ export {
   decodeFoldState,
 } from './core/FoldStateCodec.js'
 
+// --- core: the pipeline (any format's records → native events → the one fold) ---
+export { type Translator, type TranslatorOptions, type Emit } from './core/translator.js'
+export { Pipeline, pipelineStateCodec, type PipelineState, type PipelineOptions } from './core/pipeline.js'
+export { PROTOCOL_VERSION } from './core/events.js'
+export { foldRecords, runsFrom, eventsOf, RecordFolder, FormatError, SNIFF_RECORDS, type RecordOptions } from './formats/records.js'
+
 // --- operators ---
-export { decodeEvents, scanRun, reduceRun, runResults, type RunOperatorOptions } from './operators/index.js'
+export { decodeEvents, toSessionEvents, scanRun, reduceRun, runResults, type RunOperatorOptions } from './operators/index.js'
 
 // --- formats and replay ---
 export type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './formats/types.js'

@@ -71,7 +71,8 @@ const validateTurnEnd = (data: unknown, index: number): ProtocolError | undefine
   isObject(data) ? validateTurnEndReason(data['reason'], index) : turnEndError(index, 'data', 'an object with a reason')
 
 const isSeq = (u: unknown): u is number => typeof u === 'number' && Number.isInteger(u) && u >= 0
-const isLine = (u: unknown): u is number => typeof u === 'number' && Number.isSafeInteger(u) && u > 0
+// 0: a fact stated between two records (a translator's run boundary or inferred ending)
+const isLine = (u: unknown): u is number => typeof u === 'number' && Number.isSafeInteger(u) && u >= 0
 const isTime = (u: unknown): u is number | string => (typeof u === 'number' && Number.isFinite(u)) || typeof u === 'string'
 
 /**
@@ -155,7 +156,7 @@ const decodeBare = (
   const time = o['time']
   if (time !== undefined && !isTime(time)) return ignored(type, 'envelope', sessionId, 'time', 'epoch milliseconds or an ISO-8601 string')
   const line = o['line']
-  if (line !== undefined && !isLine(line)) return ignored(type, 'envelope', sessionId, 'line', 'a positive integer')
+  if (line !== undefined && !isLine(line)) return ignored(type, 'envelope', sessionId, 'line', 'a non-negative integer')
   const recordType = o['recordType']
   if (recordType !== undefined && typeof recordType !== 'string') return ignored(type, 'envelope', sessionId, 'recordType', 'string')
   const codec = codecOf(type)

@@ -516,7 +516,7 @@ const tokensOf = (b: BucketsDraft | null): number => (b === null ? 0 : b.inputTo
 const bookOfRun = (r: NativeRunState): UsageBook => r.set ?? r.totals ?? draftBook(r.draft)
 
 /** A run as a `RunResult`: its ending, or `unfinished` / `failed` in phase `stream` without one. */
-const resultOfRun = (s: FoldState, r: NativeRunState, root: string | null = s.root): RunResult => {
+const resultOfRun = (s: FoldState, r: NativeRunState, root: string | null = s.root, override?: RunEnding): RunResult => {
   const book = bookOfRun(r)
   let d: RunDraft = r.draft
   const models = Object.keys(book.byModel).filter((k) => (book.byModel[k] as ModelDraft).items > 0)
@@ -537,7 +537,7 @@ const resultOfRun = (s: FoldState, r: NativeRunState, root: string | null = s.ro
     }
     if (r.runTurns !== null) d.turns = r.runTurns
   }
-  let ending = r.ending
+  let ending = override ?? r.ending
   if (ending === null) {
     const f = r.fatal
     ending =
@@ -550,7 +550,7 @@ const resultOfRun = (s: FoldState, r: NativeRunState, root: string | null = s.ro
     sessionId: root,
     ending,
     finishReason: r.finishReason,
-    response: r.response,
+    response: override !== undefined ? null : r.response,
     structuredOutput: r.structuredOutput,
     inferred: r.inferred,
     file: s.file,
@@ -931,6 +931,15 @@ export const currentResult = (s: FoldState): RunResult => {
   }
   return resultOfRun(s, s.run)
 }
+
+/**
+ * The open run ended by a failure of the stream itself (a source error the caller asked to turn into an
+ * ending): `failed` with `reason: 'error'`, `phase: 'stream'` and the error, whatever its turns said; the
+ * response is dropped.
+ * @since 0.2.0
+ */
+export const streamFailedResult = (s: FoldState, error: EndingError): RunResult =>
+  resultOfRun(s, s.run, s.root, { kind: 'failed', reason: 'error', phase: 'stream', error })
 
 /** `true` when the current run has content that is not yet part of a closed run. @since 0.1.0 */
 export const hasOpenRun = (s: FoldState): boolean => s.run.draft.hasContent

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { SessionEvent } from '../core/events.js'
 import type { ProtocolError } from '../core/ProtocolError.js'
 import type { FormatName, RunResult } from '../core/RunResult.js'
 import type { Translator } from '../core/translator.js'
@@ -31,6 +32,11 @@ export interface ReaderOptions {
    * record lands in that run's diagnostics, SPEC §1); when live, such a late record goes to `note` instead.
    */
   readonly live?: boolean
+  /**
+   * Receives every native event the format's translator produces, with the line of the record it came from
+   * (`run-outcome events`). Only formats with a translator call it.
+   */
+  readonly onEvent?: (event: SessionEvent, line: number | undefined) => void
 }
 
 /**

@@ -11,6 +11,7 @@
 import { createReadStream } from 'node:fs'
 import { createGunzip } from 'node:zlib'
 import { Readable } from 'node:stream'
+import type { SessionEvent } from '../core/events.js'
 import type { ProtocolError } from '../core/ProtocolError.js'
 import type { FormatName, RunResult } from '../core/RunResult.js'
 import { detectDocument, detectLines, formatByName, formats } from '../formats/index.js'
@@ -27,7 +28,7 @@ const SNIFF_BYTES = 256 * 1024
 const SNIFF_WAIT_MS = 150
 
 /** Why a replay could not read an input at all (CLI exit 2). @since 0.1.0 */
-export type ReplayErrorCode = 'undetected' | 'too-large' | 'not-json' | 'unreadable' | 'unknown-format'
+export type ReplayErrorCode = 'undetected' | 'too-large' | 'not-json' | 'unreadable' | 'unknown-format' | 'no-translator'
 
 /** An input replay could not read: unreadable, of an undetectable format, or a document over the cap. @since 0.1.0 */
 export class ReplayError extends Error {
@@ -59,6 +60,11 @@ export interface ReplayOptions {
    * Default `QUIET_MS` (250); a source that itself polls (a followed file) needs more than its poll interval.
    */
   readonly quietMs?: number
+  /**
+   * Receives every native event the input's records translate to, with the line of the record
+   * (`run-outcome events`). The replay fails with `ReplayError` `no-translator` for a format that has none.
+   */
+  readonly onEvent?: (event: SessionEvent, line: number | undefined) => void
   /** Called once with the line reader (when the input is line-based), e.g. to poll `snapshot()` for a status line. */
   readonly onReader?: (reader: LineReader, format: FormatName) => void
 }
@@ -151,6 +157,7 @@ export const replayStream = async (
     ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
     ...(options.note !== undefined ? { note: options.note } : {}),
     ...(options.live === true ? { live: true } : {}),
+    ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
   }
   const notes: Array<string> = []
   const requested = options.format ?? 'auto'
@@ -263,11 +270,13 @@ export const replayStream = async (
     if (m === undefined || m.readDocument === undefined) {
       throw new ReplayError('undetected', `could not detect the format of the JSON document${fileLabel ? ` ${fileLabel}` : ''}; name it with --format (one of: ${formatNames()})`)
     }
+    if (options.onEvent !== undefined && m.translator === undefined) throw new ReplayError('no-translator', `format ${m.name} cannot print its events yet`)
     for (const r of m.readDocument(doc, readerOptions)) onRun(r)
     return { format: m.name, notes }
   }
   const m = module as FormatModule
   if (m.reader === undefined) throw new ReplayError('undetected', `format ${m.name} cannot read line-based input`)
+  if (options.onEvent !== undefined && m.translator === undefined) throw new ReplayError('no-translator', `format ${m.name} cannot print its events yet`)
   const reader = m.reader(onRun, readerOptions)
   options.onReader?.(reader, m.name)
   let error: ProtocolError | undefined

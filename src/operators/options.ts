@@ -1,13 +1,21 @@
 /**
- * Options shared by the run operators.
+ * Options shared by the run operators, and the small helpers they share.
  * @module
  */
 import { catchError, EMPTY, type Observable } from 'rxjs'
-import { finishRun, type RunResult } from '../core/RunResult.js'
-import { currentResult, type FoldState } from '../core/fold.js'
+import { currentResult, streamFailedResult, type FoldState } from '../core/fold.js'
+import type { RunResult, FormatName } from '../core/RunResult.js'
+import { RecordFolder } from '../formats/records.js'
 
 /** Options of `scanRun()`, `reduceRun()` and `runResults()`. @since 0.1.0 */
 export interface RunOperatorOptions {
+  /**
+   * The format of the values: `native` events (the default, decoded and validated as SPEC §4 says), any
+   * `--format` name (`claude-code`, `codex`, `gemini`, `ai-sdk`, `openai-agents`, `acp`), or `auto` (detected
+   * from the first values). With a format, values are that format's records — the objects its SDK yields, or
+   * lines of its log as strings — translated into native events first (SPEC §6).
+   */
+  readonly format?: FormatName | 'auto'
   /** Seed 002's owned interval: open at the receipt that inserted this message id, close at the root idle. */
   readonly messageId?: string
   /**
@@ -25,21 +33,8 @@ const messageOf = (e: unknown): string => {
 
 /** The open run, ended as `failed` in phase `stream` by a source error. @internal */
 export const failedByStream = (s: FoldState, error: unknown): RunResult => {
-  const r = s.run
   const name = error instanceof Error ? error.name : undefined
-  return finishRun(r.draft, {
-    format: 'native',
-    sessionId: s.root,
-    ending: {
-      kind: 'failed',
-      reason: 'error',
-      phase: 'stream',
-      error: { message: messageOf(error), ...(name !== undefined ? { name } : {}) },
-    },
-    finishReason: r.finishReason,
-    response: null,
-    file: s.file,
-  })
+  return streamFailedResult(s, { message: messageOf(error), ...(name !== undefined ? { name } : {}) })
 }
 
 /**
@@ -62,6 +57,21 @@ export const catchSourceError = (
   )
   return { input, streamError }
 }
+
+/**
+ * The record folder of an operator whose values are a format's records, or `undefined` for native events (the
+ * operators' own decode path). `live`: runs are handed out at their root idle (`runResults`, `scanRun`); else as
+ * a replay would (`reduceRun`, which emits only at the end).
+ * @internal
+ */
+export const recordFolderOf = (options: RunOperatorOptions, live: boolean): RecordFolder | undefined =>
+  options.format === undefined
+    ? undefined
+    : new RecordFolder({
+        format: options.format,
+        ...(live ? { live: true } : {}),
+        ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
+      })
 
 /** @internal */
 export { currentResult }

@@ -1,0 +1,132 @@
+/**
+ * `run-outcome events [FILE|DIR|-]… [--format F]`: a log of any format as native `SessionEvent`s (SPEC §4,
+ * protocol 2), one JSON object per line — the normalised stream that can be stored, diffed or sent on, and that
+ * `replay --format native` folds to the same runs as the original.
+ * @module
+ */
+import { createReadStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import type { SessionEvent } from '../core/events.js'
+import { isProtocolError } from '../core/ProtocolError.js'
+import { formats } from '../formats/index.js'
+import { listLogFiles } from '../node/files.js'
+import { ReplayError, replayStream } from '../node/replay.js'
+import { checkFormat, parseCommand } from './args.js'
+import { EXIT, safeJson, worst, type CliIO } from './io.js'
+
+/** Help text of `events`. @since 0.2.0 */
+export const eventsHelp = (): string => `Usage: run-outcome events [FILE|DIR|-]... [options]
+
+Prints a log of any format as run-outcome's native events (SPEC §4), one JSON object per
+line: what the log's records state, in one vocabulary. Each event keeps the line of the
+record it came from ("line"; 0 for a run boundary stated between records) and the
+record's own type ("recordType"). 'run-outcome replay --format native' of this output
+gives the same runs as replaying the original.
+
+Inputs: files (also .gz), directories (every log under them, in order), or - for
+standard input (the default when no input is given).
+
+Options:
+  --format F    auto (default) or one of: ${formats.map((f) => f.name).join(', ')}
+  -h, --help    show this help
+
+Exit status: 0 the input was read; 2 usage error, unreadable file or undetectable format;
+3 protocol error (a malformed native log: the events before it are printed).
+
+Examples:
+  run-outcome events examples/claude-code/claude.jsonl
+  run-outcome events ~/.codex/sessions/2026/11/30/rollout-….jsonl | run-outcome replay --format native -
+`
+
+/** The event as a JSON line: the envelope in a fixed order, with the record's line when the event has none. */
+const lineOf = (ev: SessionEvent, line: number | undefined): string => {
+  const out: Record<string, unknown> = { type: ev.type, sessionId: ev.sessionId }
+  if (ev.seq !== undefined) out['seq'] = ev.seq
+  if (ev.time !== undefined) out['time'] = ev.time
+  const l = ev.line ?? line
+  if (l !== undefined) out['line'] = l
+  if (ev.recordType !== undefined) out['recordType'] = ev.recordType
+  out['data'] = ev.data
+  return `${safeJson(out)}\n`
+}
+
+/** Runs `events`; returns the exit status. Never throws. @since 0.2.0 */
+export const eventsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
+  const parsed = parseCommand(
+    'events',
+    argv,
+    { format: { type: 'string' as const, default: 'auto' }, help: { type: 'boolean' as const, short: 'h', default: false } },
+    io,
+  )
+  if (parsed === undefined) return EXIT.usage
+  if (parsed.values.help) {
+    io.stdout.write(eventsHelp())
+    return EXIT.ok
+  }
+  const format = parsed.values.format ?? 'auto'
+  if (!checkFormat('events', format, io)) return EXIT.usage
+  const inputs = parsed.positionals.length > 0 ? parsed.positionals : ['-']
+  if (parsed.positionals.length === 0 && io.stdin.isTTY === true) {
+    io.stderr.write(`run-outcome events: no input. Give a log file or directory, or pipe a log into standard input.\nTry 'run-outcome events --help'.\n`)
+    return EXIT.usage
+  }
+  let code: number = EXIT.ok
+  for (const input of inputs) code = worst(code, await eventsInput(input, format, io))
+  return code
+}
+
+const eventsInput = async (input: string, format: string, io: CliIO): Promise<number> => {
+  if (input === '-') return eventsOne(io.stdin, '-', null, format, io, true)
+  let isDir = false
+  try {
+    isDir = (await stat(input)).isDirectory()
+  } catch (e) {
+    io.stderr.write(`run-outcome events: cannot read ${input}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'not readable'}\n`)
+    return EXIT.usage
+  }
+  if (!isDir) return eventsOne(createReadStream(input, { highWaterMark: 256 * 1024 }), input, input, format, io, true)
+  const files = await listLogFiles(input, (p, why) => io.stderr.write(`run-outcome events: skipped ${p}: ${why}\n`))
+  if (files.length === 0) {
+    io.stderr.write(`run-outcome events: no log files under ${input}\n`)
+    return EXIT.usage
+  }
+  let code: number = EXIT.ok
+  for (const f of files) code = worst(code, await eventsOne(createReadStream(f, { highWaterMark: 256 * 1024 }), f, f, format, io, false))
+  return code
+}
+
+const eventsOne = async (
+  source: AsyncIterable<Uint8Array | string>,
+  label: string,
+  file: string | null,
+  format: string,
+  io: CliIO,
+  named: boolean,
+): Promise<number> => {
+  try {
+    const outcome = await replayStream(source, () => {}, { format, file, onEvent: (ev, line) => io.stdout.write(lineOf(ev, line)) })
+    for (const note of outcome.notes) io.stderr.write(`run-outcome events: ${label}: ${note}\n`)
+    if (outcome.error !== undefined) {
+      io.stderr.write(`run-outcome events: protocol error: ${outcome.error.message}\n`)
+      return EXIT.protocol
+    }
+    return EXIT.ok
+  } catch (e) {
+    if (isProtocolError(e)) {
+      io.stderr.write(`run-outcome events: protocol error: ${e.message}\n`)
+      return EXIT.protocol
+    }
+    if (e instanceof ReplayError) {
+      if (e.code === 'undetected' && !named) {
+        io.stderr.write(`run-outcome events: skipped ${label}: format not recognised\n`)
+        return EXIT.ok
+      }
+      io.stderr.write(`run-outcome events: ${e.message}\n`)
+      return EXIT.usage
+    }
+    const err = e as NodeJS.ErrnoException
+    const why = err.code === 'ENOENT' ? 'no such file or directory' : err.code === 'EACCES' ? 'permission denied' : 'read failed'
+    io.stderr.write(`run-outcome events: cannot read ${label}: ${why}\n`)
+    return EXIT.usage
+  }
+}
