@@ -9,6 +9,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { boundedJson } from './boundedJson.js'
 import type { FoldState } from './fold.js'
+import { firstError } from './firstError.js'
 import { ioTsExpected, ioTsPath, ProtocolError } from './ProtocolError.js'
 import type { RunEnding } from './RunEnding.js'
 
@@ -163,16 +164,15 @@ export const decodeJsonWith = <A>(codec: t.Type<A, unknown, unknown>, text: stri
     return E.left(new ProtocolError({ kind: 'json', index: 0, path: '', expected: `a JSON ${what.replace(/^an? /, '')}` }))
   }
   if (codec.is(value)) return E.right(value)
-  const decoded = codec.decode(value)
-  if (E.isRight(decoded)) return E.right(decoded.right)
-  const first = decoded.left[0]
+  // the first mismatch only (a checkpoint can be big; io-ts's decode would build an error per bad element)
+  const first = firstError(codec, value)
   return E.left(
     new ProtocolError({
       kind: 'event',
       index: 0,
       path: first ? ioTsPath(first.context) : '',
       expected: first ? ioTsExpected(first.context) : what,
-      errors: decoded.left,
+      ...(first ? { errors: [first] } : {}),
     }),
   )
 }

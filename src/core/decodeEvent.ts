@@ -12,6 +12,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import type * as t from 'io-ts'
 import { dataCodecs, reasonCodecs, type IgnoredEvent, type SessionEvent } from './events.js'
+import { firstError as firstErrorOf } from './firstError.js'
 import { ioTsExpected, ioTsPath, ProtocolError } from './ProtocolError.js'
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
@@ -36,7 +37,7 @@ const ignored = (
     },
   }) as SessionEvent
 
-const firstError = (errors: t.Errors): { path: string; expected: string } => {
+const firstPath = (errors: t.Errors): { path: string; expected: string } => {
   const e = errors[0]
   return e === undefined ? { path: '', expected: 'a valid value' } : { path: ioTsPath(e.context), expected: ioTsExpected(e.context) }
 }
@@ -59,9 +60,9 @@ export const validateTurnEndReason = (reason: unknown, index: number): ProtocolE
   if (typeof kind !== 'string') return turnEndError(index, 'reason.kind', 'string')
   const codec = Object.hasOwn(reasonCodecs, kind) ? reasonCodecs[kind] : undefined
   if (codec !== undefined && !codec.is(reason)) {
-    const decoded = codec.decode(reason)
-    const errors = E.isLeft(decoded) ? decoded.left : []
-    const { path, expected } = firstError(errors)
+    const e = firstErrorOf(codec, reason)
+    const errors = e === undefined ? [] : [e]
+    const { path, expected } = firstPath(errors)
     return turnEndError(index, joinPath('reason', path), expected, errors)
   }
   return undefined
@@ -162,8 +163,8 @@ const decodeBare = (
   const codec = codecOf(type)
   if (codec === undefined) return ignored(type, 'unknown-type', sessionId, undefined, undefined, seq as number | undefined)
   if (!codec.is(data)) {
-    const decoded = codec.decode(data)
-    const { path, expected } = firstError(E.isLeft(decoded) ? decoded.left : [])
+    const e = firstErrorOf(codec, data)
+    const { path, expected } = firstPath(e === undefined ? [] : [e])
     return ignored(type, 'malformed', sessionId, path, expected, seq as number | undefined)
   }
   // The common case — a bare event that names its session and carries its data — is already a SessionEvent:

@@ -66,8 +66,9 @@ export const struct = <R extends t.Props, O extends t.Props = Record<never, neve
     return true
   }
   const codec = new t.Type(name ?? explain.name, is, (u, c) => explain.validate(u, c), (a) => explain.encode(a))
-  // the data path of an error skips intersection member indices (ProtocolError's ioTsPath reads `_tag`)
-  return Object.assign(codec, { _tag: (explain as unknown as { _tag: string })._tag })
+  // the data path of an error skips intersection member indices (ProtocolError's ioTsPath reads `_tag`);
+  // `explain` lets firstError walk to the first mismatch without io-ts's decode (core/firstError.ts)
+  return Object.assign(codec, { _tag: (explain as unknown as { _tag: string })._tag, explain })
 }
 
 /** An array codec whose `.is()` is a plain loop (io-ts `t.array` for `validate`). @since 0.1.0 */
@@ -78,7 +79,7 @@ export const arrayOf = <C extends t.Mixed>(item: C): t.Type<Array<t.TypeOf<C>>, 
     for (let i = 0; i < u.length; i++) if (!item.is(u[i])) return false
     return true
   }
-  return Object.assign(new t.Type(explain.name, is, (u, c) => explain.validate(u, c), (a) => explain.encode(a)), { _tag: explain._tag })
+  return Object.assign(new t.Type(explain.name, is, (u, c) => explain.validate(u, c), (a) => explain.encode(a)), { _tag: explain._tag, explain })
 }
 
 /** A plain JSON object (not an array, not null), for content blocks. @since 0.1.0 */
