@@ -88,19 +88,60 @@
  *
  * Runs of a session are emitted at the end of the input (a later `$rewindTo` can still remove them).
  *
- * Memory: the stream reader keeps one run draft and the last assistant message's text (flat in the records).
- * The session reader keeps one small entry per message (kind, time, line, token counts, tool-call state; no
- * bodies, and answer texts only for the last run plus each earlier run's final answer), because a rewritten id
- * or a `$rewindTo` can reach back to any earlier message; gemini-cli's own loader holds the whole conversation.
+ * Memory: the stream translator keeps a few flags per run and the last assistant message's text (flat in the
+ * records). The session translator keeps one small entry per message (kind, time, line, token counts, tool-call
+ * state; no bodies, and answer texts only for the last run plus each earlier run's final answer), because a
+ * rewritten id or a `$rewindTo` can reach back to any earlier message; gemini-cli's own loader holds the whole
+ * conversation.
+ *
+ * ## Translation (protocol 2)
+ *
+ * stream-json: `init` → a record (its line and time open the next run) and the session id, stated as
+ * `session/started` with the next run's first content; a prompt → `user/message`; an assistant chunk →
+ * `assistant/message` with the message's text so far (delta chunks joined), after a `turn/start` when it opens a
+ * model turn; `tool_use` → `tool/call` (also after a `turn/start` when it opens one); `tool_result` →
+ * `tool/result`; an `error` with severity `error` → `stream/error` (stated again when a stack trace printed
+ * after it names the error's class or HTTP code), any other severity → an `assistant/chunk` (content that never
+ * decides); `result` → `usage/set` (its `stats` by model, differenced within a process; it replaces what the run
+ * added) and `turn/end` with the reason above, `finishReason` (the status as written) and `durationMs`; non-JSON
+ * lines → diagnostics. A `result` that is its run's first content states an `assistant/chunk` first (right after
+ * a run boundary, a bare `turn/end` would be read as a late record of the run before). The run boundary (the next
+ * run's first content, a new `init` or prompt; live, the `result` itself) → the root idle. A further `result` or
+ * `error` of an ended run is a diagnostic of that run (live: a note), never a second `turn/end`. Every event
+ * counts at its line, so a run's `source` lines include its diagnostics' (the banners before the first record).
+ *
+ * Sessions: at the end of the input, per run in order, its diagnostics and messages in line order (each at its
+ * own line): a prompt → `user/message`; a tool-response message → `tool/result`; a gemini message →
+ * `turn/start`, `assistant/message` (its id as `messageId`, its tokens as `usage`) and one `tool/call` per tool
+ * call; an `error` message → `stream/error`; injected context and `info` / `warning` messages → content that
+ * never decides (`user/message` / `assistant/chunk`); then the inferred ending as a `turn/end` (`inferred`,
+ * `finishReason` null, stated between records) and the root idle. The session id (after every `$set`) is stated
+ * once, before the first run. A run spans from its lowest to its highest line: when a message rewritten later
+ * keeps its earlier place, a `source/record` at that line says so.
  *
  * @module
  */
-import type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './types.js'
-import type { RunResult } from '../core/RunResult.js'
-import { GeminiSessionBuilder } from './gemini/session.js'
-import { GeminiStreamReader } from './gemini/stream.js'
-import { NOT_JSON, isObject, parseJson } from './json.js'
+import * as t from 'io-ts'
+import type { Translator } from '../core/translator.js'
+import { emitDiagnostic } from './events.js'
+import { documentReaderFrom, readerFrom } from './fromTranslator.js'
+import {
+  newSessionState,
+  sessionDiagnostic,
+  sessionDocument,
+  sessionEnd,
+  sessionNoise,
+  sessionNotObject,
+  sessionRecord,
+  SessionStateCodec,
+  type SessionState,
+} from './gemini/session.js'
+import { GEMINI } from './gemini/shared.js'
+import { newStreamState, streamEnd, streamNoise, streamNotObject, streamRecord, StreamStateCodec, type StreamState } from './gemini/stream.js'
+import { isObject } from './json.js'
 import { shareScore } from './sniff.js'
+import type { FormatModule, ReaderFactory, ReaderOptions } from './types.js'
+import type { RunResult } from '../core/RunResult.js'
 
 const SESSION_TYPES = new Set(['user', 'gemini', 'info', 'error', 'warning'])
 
@@ -135,62 +176,95 @@ const isSessionRecord = (v: Record<string, unknown>): boolean =>
 const isGeminiRecord = (v: Record<string, unknown>): boolean => isStreamRecord(v) || isSessionRecord(v)
 
 /**
+ * The Gemini translator's state: which input it turned out to be (the first JSON object decides), and that
+ * input's state. Until it is known, lines are read as stream-json (banners before the first record).
+ * @since 0.2.0
+ */
+export interface GeminiState {
+  mode: 'undecided' | 'stream' | 'session'
+  stream: StreamState | null
+  session: SessionState | null
+}
+
+const GeminiStateCodec: t.Type<GeminiState, unknown> = t.type({
+  mode: t.keyof({ undecided: null, stream: null, session: null }),
+  stream: t.union([StreamStateCodec, t.null]),
+  session: t.union([SessionStateCodec, t.null]),
+}) as unknown as t.Type<GeminiState, unknown>
+
+const UNREADABLE = 'skipped a record that could not be read (reading one of its fields failed)'
+
+/** The input is a session record: the stream state is dropped (what it stated stays with the first run). */
+const toSession = (s: GeminiState): SessionState => {
+  s.mode = 'session'
+  s.stream = null
+  s.session ??= newSessionState()
+  return s.session
+}
+
+/**
+ * The Gemini CLI translator: `stream-json` output, `.jsonl` session logs (the first JSON object decides), and
+ * whole `ConversationRecord` documents. Never returns a `ProtocolError`, never throws.
+ * @since 0.2.0
+ */
+export const geminiTranslator: Translator<GeminiState> = {
+  format: GEMINI,
+  stateCodec: GeminiStateCodec,
+  init: (options) => ({ mode: 'undecided', stream: newStreamState(options.live === true), session: null }),
+  record(s, v, line, emit) {
+    try {
+      if (!isObject(v)) {
+        if (s.session !== null) sessionNotObject(s.session, line)
+        else streamNotObject(emit)
+        return undefined
+      }
+      if (s.mode === 'undecided') {
+        if (isSessionRecord(v)) toSession(s)
+        else s.mode = 'stream'
+      }
+      if (s.session !== null) sessionRecord(s.session, v, line)
+      else if (s.stream !== null) streamRecord(s.stream, v, emit)
+    } catch {
+      // a live object whose getter throws (or a proxy): what was read before stands
+      if (s.session !== null) sessionDiagnostic(s.session, line, UNREADABLE)
+      else emitDiagnostic(emit, UNREADABLE)
+    }
+    return undefined
+  },
+  text(s, text, line, unterminated, emit) {
+    if (s.session !== null) sessionNoise(s.session, line, unterminated)
+    else if (s.stream !== null) streamNoise(s.stream, text, unterminated, emit)
+    return undefined
+  },
+  document(s, doc, _emit) {
+    const session = toSession(s)
+    try {
+      if (isObject(doc) && (typeof doc['sessionId'] === 'string' || Array.isArray(doc['messages']))) sessionDocument(session, doc, undefined)
+      else sessionDiagnostic(session, undefined, 'the document is not a Gemini CLI session record (an object with sessionId and messages)')
+    } catch {
+      sessionDiagnostic(session, undefined, UNREADABLE)
+    }
+  },
+  end(s, emit) {
+    if (s.session !== null) sessionEnd(s.session, emit)
+    else if (s.stream !== null) streamEnd(s.stream, emit)
+  },
+}
+
+/**
  * Reads Gemini CLI line-based input: `stream-json` output, or a `.jsonl` session log (a whole
  * `ConversationRecord` on one line is read too). The first JSON object decides which. Never throws; bad lines
  * are diagnostics. Stream runs are emitted as they end (see the module doc); session runs at the end.
  * @since 0.1.0
  */
-export const geminiReader: ReaderFactory = (emit: (r: RunResult) => void, options: ReaderOptions): LineReader => {
-  const file = options.file ?? null
-  const stream = new GeminiStreamReader(emit, file, options.live === true ? (options.note !== undefined ? { note: options.note } : {}) : null)
-  let session: GeminiSessionBuilder | null = null
-  let decided = false
-  return {
-    line(text, lineNo, unterminated) {
-      const v = parseJson(text)
-      if (v === NOT_JSON) {
-        if (session !== null) session.noise(lineNo, unterminated)
-        else stream.noise(text, lineNo, unterminated)
-        return undefined
-      }
-      if (!isObject(v)) {
-        if (session !== null) session.notObject(lineNo)
-        else stream.notObject(lineNo)
-        return undefined
-      }
-      if (!decided) {
-        decided = true
-        if (isSessionRecord(v)) {
-          session = new GeminiSessionBuilder(file)
-          const early = stream.takeEarlyDiagnostics()
-          session.adopt(early.diagnostics, early.dropped)
-        }
-      }
-      if (session !== null) session.record(v, lineNo)
-      else stream.record(v, lineNo)
-      return undefined
-    },
-    snapshot() {
-      return session === null ? stream.snapshot() : undefined
-    },
-    end() {
-      if (session !== null) session.emitAll(emit)
-      else stream.end()
-    },
-  }
-}
+export const geminiReader: ReaderFactory = readerFrom(geminiTranslator)
 
 /**
  * Reads a legacy Gemini CLI session file (a parsed `ConversationRecord`) into its runs, one per user prompt.
  * Any other JSON value gives one `unfinished` run with a diagnostic. Never throws.
  * @since 0.1.0
  */
-export const readGeminiDocument = (doc: unknown, options: ReaderOptions): ReadonlyArray<RunResult> => {
-  const b = new GeminiSessionBuilder(options.file ?? null)
-  if (isObject(doc) && (typeof doc['sessionId'] === 'string' || Array.isArray(doc['messages']))) b.document(doc)
-  else b.adopt([{ message: 'the document is not a Gemini CLI session record (an object with sessionId and messages)' }], 0)
-  return b.results()
-}
+export const readGeminiDocument: (doc: unknown, options: ReaderOptions) => ReadonlyArray<RunResult> = documentReaderFrom(geminiTranslator)
 
 /**
  * The Gemini CLI format module (`--format gemini`): `stream-json` output and on-disk session records
@@ -207,4 +281,5 @@ export const geminiFormat: FormatModule = {
   },
   reader: geminiReader,
   readDocument: readGeminiDocument,
+  translator: geminiTranslator,
 }

@@ -86,7 +86,8 @@ describe('gemini-stream-json/gemini.jsonl', () => {
       expect(r.turns).toBe(2)
       expect(r.startedAt).toBe('2026-04-03T14:30:24.616Z')
       expect(r.endedAt).toBe('2026-04-03T14:30:35.020Z')
-      expect(r.source).toEqual({ file: path('gemini-stream-json/gemini.jsonl'), firstLine: 3, lastLine: 15 })
+      // The banners (lines 1–2) are diagnostics of this run, and the fold counts every event's line in its run's range.
+      expect(r.source).toEqual({ file: path('gemini-stream-json/gemini.jsonl'), firstLine: 1, lastLine: 15 })
       // The two "YOLO mode is enabled" banners.
       expect(r.diagnostics).toEqual([
         { line: 1, message: 'skipped a non-JSON line' },
@@ -124,7 +125,8 @@ describe('gemini-stream-json/gemini-error.jsonl', () => {
       expect(r.cost).toEqual({ totalUsd: null, complete: false, missing: 1 })
       // stats.duration_ms is 0 on this error result (not measured): the span init 21:18:24.988 → result 21:18:25.144.
       expect(r.durationMs).toBe(156)
-      expect(r.source).toEqual({ file: path('gemini-stream-json/gemini-error.jsonl'), firstLine: 4, lastLine: 35 })
+      // The banners (lines 1–3) are diagnostics of this run, and the fold counts every event's line in its run's range.
+      expect(r.source).toEqual({ file: path('gemini-stream-json/gemini-error.jsonl'), firstLine: 1, lastLine: 35 })
     })
   }
 })

@@ -110,6 +110,15 @@ describe('gemini .jsonl session: $set and $rewindTo', () => {
     expect(r.diagnostics).toEqual([{ message: 'the final answer text of this run was not kept' }])
   })
 
+  it('a message rewritten after a later one keeps its place; the run spans from its first to its last line', () => {
+    const r = only(readLines([meta(), prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [call('c1', 'success')] }), toolResponse('r1', 3, 'c1'), gemini('g2', 4, 'done'), gemini('g1', 5, '', { toolCalls: [call('c1', 'success')], tokens: tokens(10, 1) })]))
+    expect(r.ending).toEqual({ kind: 'answered' })
+    expect(r.response).toBe('done')
+    expect(r.source).toEqual({ file: 'session.jsonl', firstLine: 2, lastLine: 6 })
+    expect(r.usage).toMatchObject({ inputTokens: 10, outputTokens: 1 })
+    expect(r.endedAt).toBe(T(4))
+  })
+
   it('bad records are diagnostics: non-JSON, non-object, unknown message type, bad $set/$rewindTo, bad tokens', () => {
     const r = only(
       readLines([

@@ -260,6 +260,12 @@ describe('gemini stream-json: usage from stats', () => {
     expect(runs[1]?.durationMs).toBe(1500)
   })
 
+  it('a result without stats leaves the process\'s last duration as it was: the next one is differenced against it', () => {
+    const runs = read([init(), user(), said('1'), result('success', { stats: { duration_ms: 1000 } }), user('b'), said('2'), result('success'), user('c'), said('3'), result('success', { stats: { duration_ms: 2500 } })])
+    // the second run has no duration of its own: the span of its record times (1 s → 9 s)
+    expect(runs.map((r) => r.durationMs)).toEqual([1000, 8000, 1500])
+  })
+
   it('figures whose output + thinking would pass 2^53−1 leave that model out, with a diagnostic', () => {
     const s = { models: { big: { total_tokens: Number.MAX_SAFE_INTEGER, input_tokens: 0, output_tokens: 0, cached: 0, input: 0 }, huge: { total_tokens: 2 ** 60 } } }
     const r = only(read([init(), user(), said('ok'), result('success', { stats: s })]))
@@ -324,6 +330,36 @@ describe('gemini stream-json: late records and bad records', () => {
     const runs = read([init(), user('one'), said('a'), user('two', 5), said('b', 6), result('success')])
     expect(runs.map((r) => r.ending.kind)).toEqual(['unfinished', 'answered'])
     expect(runs[1]?.response).toBe('b')
+  })
+})
+
+describe('gemini stream-json: live', () => {
+  const live = (lines: ReadonlyArray<unknown>) => {
+    const out: Array<RunResult> = []
+    const notes: Array<string> = []
+    const reader = geminiReader((r) => out.push(r), { file: 'log.jsonl', live: true, note: (line, message) => notes.push(`${line}: ${message}`) })
+    const at: Array<number> = []
+    lines.forEach((l, i) => {
+      reader.line(typeof l === 'string' ? l : JSON.stringify(l), i + 1, false)
+      at.push(out.length)
+    })
+    reader.end()
+    return { out, notes, at }
+  }
+
+  it('a run is handed out at its result; a later result or error of it is a note, never a second run (K7)', () => {
+    const { out, notes, at } = live([init(), user(), said('the answer'), result('success'), error('error', 'shutdown failed'), result('error')])
+    expect(at).toEqual([0, 0, 0, 1, 1, 1])
+    expect(out.map((r) => [r.ending.kind, r.response])).toEqual([['answered', 'the answer']])
+    expect(notes).toEqual(["5: an error record after the run's result was kept as a diagnostic", '6: ignored a further result record for a run that already has one'])
+  })
+
+  it('the next prompt after a handed-out run starts a new run', () => {
+    const { out } = live([init(), user(), said('a'), result('success'), user('again'), said('b'), result('success')])
+    expect(out.map((r) => [r.ending.kind, r.response, r.sessionId])).toEqual([
+      ['answered', 'a', 'sess-1'],
+      ['answered', 'b', 'sess-1'],
+    ])
   })
 })
 
