@@ -1,14 +1,23 @@
 /**
- * `--format openai-agents`: a serialized OpenAI Agents JS `RunState` (`state.toString()` /
- * `JSON.stringify(state)` from `@openai/agents-core`). One JSON document is one run. It is read whole as a
- * document (`readDocument`), or as one JSON object per line (`reader`), each line a run.
+ * `--format openai-agents`: OpenAI Agents JS (`@openai/agents-core`) runs, in two shapes that may be mixed in
+ * one input.
+ *
+ * 1. **A serialized `RunState`** (`state.toString()` / `JSON.stringify(state)`). One JSON document is one run.
+ *    It is read whole as a document (`readDocument`), or as one JSON object per line (`reader`), each line a
+ *    run; a live `RunState` object is serialized with its own `toJSON()`.
+ * 2. **A streamed run** (`run(agent, input, { stream: true })`): the `RunStreamEvent`s it yields, as objects or
+ *    as JSON lines (`raw_model_stream_event`, `run_item_stream_event`, `agent_updated_stream_event`; see
+ *    `openaiAgents/stream.ts`), usually followed by the run's final record: its `RunState` (`stream.state`),
+ *    the result itself (`{ finalOutput, interruptions, cancelled?, error?, state? }`, or the JSON of a
+ *    `StreamedRunResult`: `{ state, currentTurn, maxTurns }`), or the error the run threw (an `AgentsError`,
+ *    whose JSON is `{ state, name }`).
  *
  * **Schema versions.** `$schemaVersion` `1.0` … `1.20` (the versions `@openai/agents-core` writes and reads as
  * of its 1.20 schema); the fields read below are present, with the same meaning, in all of them (1.11 allows
  * `maxTurns: null`). Tested on writer output of 1.2 and 1.18. A version that is not `1.<n>`, or newer than
  * 1.20, is read the same way with a diagnostic.
  *
- * **Ending rules** (first match wins; formats.md §C6 and the SDK's `RunState` / `RunResult`):
+ * **Ending rules of a state** (first match wins; formats.md §C6 and the SDK's `RunState` / `RunResult`):
  * 1. `limit` `max_turns` (`limit: maxTurns`) when `currentTurn > maxTurns` (the runner increments the turn and
  *    then throws `MaxTurnsExceededError`, or lets an `errorHandlers.maxTurns` handler write a final output: the
  *    ending is still the limit), or when `currentAgentSpan.error.message` records the max-turns error.
@@ -39,560 +48,521 @@
  * `modelResponses[].usage` are summed instead. The SDK reports no cost: each model response is one priced
  * item with its cost missing, so `cost.totalUsd` is `null` whenever the run made a model call.
  *
+ * **A streamed run** is one run, from its first stream event to its final record. Each `response_started`
+ * is a turn, each `response_done` one priced item with its usage (same buckets as above, under the model its
+ * `providerData.model` names), each `tool_called` a tool call (each call id once), the last
+ * `message_output_created` the response. Its ending:
+ * - a final `RunState` (or a result / error carrying one) decides it by the rules above, and states the run
+ *   whole as the SDK counts it: its usage replaces the stream's (the same model calls; a resumed state's also
+ *   holds the earlier ones), under the one model the stream named (else `unknown`), and its `currentTurn` is
+ *   the run's turns; its tool calls are counted with the stream's, each id once;
+ * - a result: `cancelled: true` → `stopped` by `caller` (`finishReason` `cancelled`), before everything else;
+ *   an `error` → as an error record; non-empty `interruptions` → `suspended` (rule 2's items,
+ *   `finishReason` `interruptions`); a `finalOutput` → `answered` (rule 4; `finishReason` `finalOutput`);
+ * - an error (`name` an `AgentsError` class, or an `Error` object): its state's ending when that is `limit`,
+ *   `blocked` or `suspended`; else by class: `MaxTurnsExceededError` → `limit` `max_turns`,
+ *   `ModelRefusalError` → `cut_off` `refusal`, `Input`/`OutputGuardrailTripwireTriggered` → `blocked` (`input` /
+ *   `output`, the guardrail of `result.guardrail.name`), `ToolInput`/`ToolOutputGuardrailTripwireTriggered` →
+ *   `blocked` (`tool_input_guardrail` / `tool_output_guardrail`), any other → `failed` `error` with its
+ *   `message` (else its name) and `name`; an error beats a final output next to it (SPEC §2 rule 4).
+ *   `finishReason` is the error's name;
+ * - no final record (or a result that decides nothing): `suspended`, inferred (`inferred: true`,
+ *   `finishReason` `null`), when approvals requested in the run (`tool_approval_requested`) were not answered
+ *   by a `tool_output`; otherwise `unfinished` with the last record's type (the stream has no terminal event of
+ *   its own, and a missing one is never `answered`, SPEC §2 rule 2).
+ * A handoff is not a child run: the agent handed to continues the root run, and its answer is the run's. The
+ * agents handed to are listed in `children` (`handoff:<agent name>`): one that hands the run on ends `stopped`
+ * by `delegation`; the one holding the run at its end ends as the run does (see `openaiAgents/stream.ts`).
+ *
+ * **Run boundaries.** A final record ends the run; the next stream event or `RunState` starts another (so
+ * one `RunState` per line is one run each, as before). A result or error right after a final record, with
+ * nothing between, is a further terminal record of the same run: a diagnostic, the first ending stands (K7).
+ * Lines that are not records are diagnostics of the run they follow (or of the first run). When the first
+ * line opens a JSON document spread over lines (it does not parse on its own and starts with `{` or `[`),
+ * every line is gathered, up to 64 Mi characters, and read as one document at the end. Live, a run is handed
+ * out at its final record.
+ *
+ * **Translation (protocol 2).** A state → `turn/start` (a run of its own) or nothing (the final state of a
+ * streamed run), `session/started` (`conversationId`, else the trace's `group_id`), `usage/total` (its
+ * `currentTurn`, under a counter of its own), `usage/set` (its usage, one item per model response),
+ * `subagent/started` + a child `turn/end` per nested run, `tool/call` per call not yet counted (nested ones in
+ * their child's session), `permission/denied`, and the root `turn/end` (its reason, `finishReason`, the output
+ * as `text` / `structuredOutput`). Stream events as in `openaiAgents/stream.ts`; an inferred suspension is a
+ * `turn/end` with `inferred` stated between records; a run boundary is the root idle. Diagnostics keep the
+ * wording of the reader this translator replaced.
+ *
  * @module
  */
-import type { PendingItem, RunEnding } from '../core/RunEnding.js'
-import {
-  addDiagnostic,
-  addUsage,
-  finishRun,
-  newDraft,
-  setChildEnding,
-  touch,
-  type RunDraft,
-  type RunResult,
-  type UsageInput,
-} from '../core/RunResult.js'
-import { NOT_JSON, count, isObject, parseJson, short, str, type Obj } from './json.js'
-import type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './types.js'
+import * as t from 'io-ts'
+import type { SessionEvent } from '../core/events.js'
+import type { Emit, Translator } from '../core/translator.js'
+import { emitDiagnostic, emitIdle, emitRecord, nativeEvent } from './events.js'
+import { documentReaderFrom, readerFrom } from './fromTranslator.js'
+import { NOT_JSON, isObject, parseJson, short, str, type Obj } from './json.js'
+import { blockedReason, endingEvents, endingOfState, isRunStateLike, isRunStateObject, maxTurnsOf, maxTurnsReason, readState, runStateScore, serializedStateOf, type Ending } from './openaiAgents/runState.js'
+import { FORMAT, get, jsonCopy, pendingFromList } from './openaiAgents/shared.js'
+import { STREAM_TYPES, RunFactsCodec, isCounted, isStreamEvent, newRunFacts, rememberCall, streamEvent, usageModelOf, type RunFacts } from './openaiAgents/stream.js'
+import { shareScore } from './sniff.js'
+import type { FormatModule, ReaderFactory, ReaderOptions } from './types.js'
+import type { RunResult } from '../core/RunResult.js'
 
-/** Nested `pendingAgentToolRuns` are followed this deep (each level is a JSON string inside its parent). */
-const MAX_NESTING = 8
-
-/** The format name. */
-const FORMAT = 'openai-agents'
-
-/**
- * `true` when a parsed JSON value looks like a serialized `RunState`: an object with a string
- * `$schemaVersion` and at least one of `currentTurn`, `currentAgent`, `modelResponses`, `generatedItems`.
- * @since 0.1.0
- */
-export const isRunStateLike = (u: unknown): u is Obj => {
-  if (!isObject(u) || typeof u['$schemaVersion'] !== 'string') return false
-  return 'currentTurn' in u || 'currentAgent' in u || 'modelResponses' in u || 'generatedItems' in u
-}
-
-const sniffScore = (u: unknown): number => {
-  if (!isRunStateLike(u)) return 0
-  let hits = 0
-  if (typeof u['currentTurn'] === 'number') hits++
-  if (isObject(u['currentAgent'])) hits++
-  if (Array.isArray(u['modelResponses'])) hits++
-  if (Array.isArray(u['generatedItems'])) hits++
-  if (isObject(u['context'])) hits++
-  return hits >= 2 ? 0.95 : 0.6
-}
-
-/** JSON text parsed, or the text as given when it does not parse. */
-const parseJsonText = (s: string): unknown => {
-  const v = parseJson(s)
-  return v === NOT_JSON ? s : v
-}
-
-/** A tool call's arguments as the state holds them: JSON text parsed when it parses, else as written. */
-const argumentsOf = (raw: Obj): unknown => {
-  const a = raw['arguments']
-  if (typeof a === 'string') return parseJsonText(a)
-  if (a !== undefined) return a
-  if (raw['action'] !== undefined) return raw['action']
-  if (raw['operation'] !== undefined) return raw['operation']
-  return undefined
-}
-
-const toolNameOfType = (type: unknown): string | undefined => {
-  switch (type) {
-    case 'computer_call':
-      return 'computer'
-    case 'shell_call':
-      return 'shell'
-    case 'apply_patch_call':
-      return 'apply_patch'
-    default:
-      return undefined
-  }
-}
-
-const callIdOf = (raw: Obj): string | undefined => {
-  const c = str(raw['callId']) ?? str(raw['call_id'])
-  if (c !== undefined) return c
-  const id = str(raw['id'])
-  if (id !== undefined) return id
-  const pd = raw['providerData']
-  return isObject(pd) ? str(pd['id']) : undefined
-}
-
-/** One pending approval from a serialized `tool_approval_item`, or `undefined` when it has no `rawItem`. */
-const pendingOf = (item: Obj, index: number): PendingItem | undefined => {
-  const raw = item['rawItem']
-  if (!isObject(raw)) return undefined
-  const id = callIdOf(raw) ?? `approval-${index}`
-  const toolName = str(item['toolName']) ?? str(raw['name']) ?? toolNameOfType(raw['type'])
-  const args = argumentsOf(raw)
-  return {
-    id,
-    kind: 'approval',
-    ...(toolName !== undefined ? { toolName } : {}),
-    ...(args !== undefined ? { arguments: args } : {}),
-  }
-}
-
-const pendingFromList = (list: ReadonlyArray<unknown>, d: RunDraft | undefined): Array<PendingItem> => {
-  const out: Array<PendingItem> = []
-  const seen = new Set<string>()
-  let bad = 0
-  for (let i = 0; i < list.length; i++) {
-    const item = list[i]
-    if (!isObject(item)) {
-      bad++
-      continue
-    }
-    const type = item['type']
-    if (type !== undefined && type !== 'tool_approval_item') continue
-    const p = pendingOf(item, i)
-    if (p === undefined) {
-      bad++
-      continue
-    }
-    if (seen.has(p.id)) continue
-    seen.add(p.id)
-    out.push(p)
-  }
-  if (bad > 0 && d !== undefined) addDiagnostic(d, undefined, `skipped ${bad} interruption item(s) without an object rawItem`)
-  return out
-}
-
-/** Fallback for an interruption step without `data.interruptions`: approval items with no tool output after them. */
-const pendingFromGeneratedItems = (items: unknown): Array<PendingItem> => {
-  if (!Array.isArray(items)) return []
-  const answered = new Set<string>()
-  for (const it of items) {
-    if (!isObject(it) || it['type'] !== 'tool_call_output_item') continue
-    const raw = it['rawItem']
-    if (isObject(raw)) {
-      const id = callIdOf(raw)
-      if (id !== undefined) answered.add(id)
-    }
-  }
-  const approvals = items.filter((it) => isObject(it) && it['type'] === 'tool_approval_item')
-  return pendingFromList(approvals, undefined).filter((p) => !answered.has(p.id))
-}
-
-const guardrailName = (r: Obj): string | undefined => {
-  const g = r['guardrail']
-  return isObject(g) ? str(g['name']) : undefined
-}
-
-const tripped = (list: unknown): string | null | undefined => {
-  if (!Array.isArray(list)) return undefined
-  for (const r of list) {
-    if (!isObject(r)) continue
-    const o = r['output']
-    if (isObject(o) && o['tripwireTriggered'] === true) return guardrailName(r) ?? null
-  }
-  return undefined
-}
-
-const toolGuardrailThrew = (list: unknown): string | null | undefined => {
-  if (!Array.isArray(list)) return undefined
-  for (const r of list) {
-    if (!isObject(r)) continue
-    const o = r['output']
-    const b = isObject(o) ? o['behavior'] : undefined
-    if (isObject(b) && b['type'] === 'throwException') return guardrailName(r) ?? null
-  }
-  return undefined
-}
-
-const blockedEnding = (guardrail: string | null, phase: 'input' | 'output' | undefined, reason?: string): RunEnding => ({
-  kind: 'blocked',
-  ...(guardrail !== null ? { guardrail } : {}),
-  ...(phase !== undefined ? { phase } : {}),
-  ...(reason !== undefined ? { reason } : {}),
-})
-
-/** How one serialized state ended, with its raw step type and answer. */
-interface StateEnding {
-  readonly ending: RunEnding
-  readonly finishReason: string | null
-  readonly response: string | null
-  readonly structuredOutput: unknown
-}
-
-const KNOWN_STEPS = new Set(['next_step_interruption', 'next_step_final_output', 'next_step_run_again', 'next_step_handoff'])
-
-const MAX_TURNS_TEXT = /max(imum)?[ _-]?turns/i
-
-/** Reads the ending of one serialized state (SPEC §2 via the rules in the module doc). Never throws. */
-const endingOfState = (s: Obj, d: RunDraft | undefined): StateEnding => {
-  const step = s['currentStep']
-  const stepObj = isObject(step) ? step : undefined
-  const stepType = stepObj !== undefined ? str(stepObj['type']) : undefined
-  const finishReason = stepType ?? null
-  const none = { response: null, structuredOutput: null }
-  if (step !== undefined && step !== null && stepType === undefined && d !== undefined) {
-    addDiagnostic(d, undefined, 'ignored a currentStep without a string type')
-  }
-  // 1. max turns
-  const currentTurn = count(s['currentTurn'])
-  const maxTurns = count(s['maxTurns'])
-  const span = s['currentAgentSpan']
-  const spanError = isObject(span) && isObject(span['error']) ? str(span['error']['message']) : undefined
-  if ((currentTurn !== undefined && maxTurns !== undefined && currentTurn > maxTurns) || (spanError !== undefined && MAX_TURNS_TEXT.test(spanError))) {
-    return { ending: { kind: 'limit', reason: 'max_turns', ...(maxTurns !== undefined ? { limit: maxTurns } : {}) }, finishReason, ...none }
-  }
-  // 2. waiting for approval
-  if (stepType === 'next_step_interruption') {
-    const data = stepObj?.['data']
-    const list = isObject(data) ? data['interruptions'] : undefined
-    const pending = Array.isArray(list) ? pendingFromList(list, d) : pendingFromGeneratedItems(s['generatedItems'])
-    if (pending.length > 0) return { ending: { kind: 'suspended', pending }, finishReason, ...none }
-    if (d !== undefined) addDiagnostic(d, undefined, 'an interruption step without tool approval items')
-  }
-  // 3. guardrails
-  const input = tripped(s['inputGuardrailResults'])
-  if (input !== undefined) return { ending: blockedEnding(input, 'input'), finishReason, ...none }
-  const output = tripped(s['outputGuardrailResults'])
-  if (output !== undefined) return { ending: blockedEnding(output, 'output'), finishReason, ...none }
-  const toolIn = toolGuardrailThrew(s['toolInputGuardrailResults'])
-  if (toolIn !== undefined) return { ending: blockedEnding(toolIn, undefined, 'tool_input_guardrail'), finishReason, ...none }
-  const toolOut = toolGuardrailThrew(s['toolOutputGuardrailResults'])
-  if (toolOut !== undefined) return { ending: blockedEnding(toolOut, undefined, 'tool_output_guardrail'), finishReason, ...none }
-  // 4. final output
-  const hasFinalField = 'finalOutput' in s && s['finalOutput'] !== undefined && s['finalOutput'] !== null
-  if (stepType === 'next_step_final_output' || hasFinalField) {
-    const out = stepType === 'next_step_final_output' ? stepObj?.['output'] : s['finalOutput']
-    if (typeof out === 'string') return { ending: { kind: 'answered' }, finishReason, response: out, structuredOutput: null }
-    return { ending: { kind: 'answered' }, finishReason, response: null, structuredOutput: out ?? null }
-  }
-  // 5. not finished
-  if (stepType !== undefined && !KNOWN_STEPS.has(stepType) && d !== undefined) {
-    addDiagnostic(d, undefined, `unknown currentStep type "${short(stepType)}"`)
-  }
-  return { ending: stepType !== undefined ? { kind: 'unfinished', lastEventType: short(stepType) } : { kind: 'unfinished' }, finishReason, ...none }
-}
-
-const sumDetail = (details: unknown, key: string): number => {
-  let n = 0
-  const add = (o: unknown): void => {
-    if (!isObject(o)) return
-    const v = count(o[key])
-    if (v !== undefined) n += v
-  }
-  if (Array.isArray(details)) for (const x of details) add(x)
-  else add(details)
-  return n
-}
-
-/** Disjoint buckets from one SDK `Usage` object, or `undefined` when its token counts are not numbers. */
-const bucketsOf = (u: unknown, d: RunDraft): UsageInput | undefined => {
-  if (!isObject(u)) return undefined
-  const input = count(u['inputTokens'])
-  const output = count(u['outputTokens'])
-  if (input === undefined || output === undefined) return undefined
-  let cached = sumDetail(u['inputTokensDetails'], 'cached_tokens')
-  if (cached > input) {
-    addDiagnostic(d, undefined, 'cached input tokens exceed input tokens; capped at the input count')
-    cached = input
-  }
-  let reasoning = sumDetail(u['outputTokensDetails'], 'reasoning_tokens')
-  if (reasoning > output) reasoning = output
-  return { inputTokens: input - cached, cacheReadTokens: cached, cacheWriteTokens: 0, outputTokens: output, reasoningTokens: reasoning }
-}
-
-/** Mutable token buckets (all present). */
-type Buckets = { -readonly [K in keyof Required<UsageInput>]: number }
-
-const addBuckets = (a: Buckets, b: UsageInput): void => {
-  a.inputTokens += b.inputTokens ?? 0
-  a.cacheReadTokens += b.cacheReadTokens ?? 0
-  a.cacheWriteTokens += b.cacheWriteTokens ?? 0
-  a.outputTokens += b.outputTokens ?? 0
-  a.reasoningTokens += b.reasoningTokens ?? 0
-}
-
-const isZero = (u: UsageInput): boolean =>
-  (u.inputTokens ?? 0) + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0) + (u.outputTokens ?? 0) === 0
-
-/** Fills the draft's usage and priced items (one per model response, cost missing). */
-const readUsage = (s: Obj, d: RunDraft): void => {
-  const responses = Array.isArray(s['modelResponses']) ? s['modelResponses'] : []
-  const ctx = s['context']
-  let usage = isObject(ctx) ? bucketsOf(ctx['usage'], d) : undefined
-  if (usage === undefined) {
-    if (isObject(ctx) && ctx['usage'] !== undefined) addDiagnostic(d, undefined, 'context.usage has no numeric token counts; summed the model responses instead')
-    const sum: Buckets = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }
-    for (const r of responses) {
-      const b = isObject(r) ? bucketsOf(r['usage'], d) : undefined
-      if (b !== undefined) addBuckets(sum, b)
-    }
-    usage = sum
-  }
-  const items = responses.length > 0 ? responses.length : isZero(usage) ? 0 : 1
-  if (items === 0) return
-  addUsage(d, null, usage, undefined)
-  for (let i = 1; i < items; i++) addUsage(d, null, {}, undefined)
-}
-
-/** Adds the distinct call ids of a state's `tool_call_item`s (and of its nested states) to `ids`. */
-const collectToolCalls = (s: Obj, ids: Set<string>, depth: number): void => {
-  const items = s['generatedItems']
-  if (Array.isArray(items)) {
-    for (const it of items) {
-      if (!isObject(it) || it['type'] !== 'tool_call_item') continue
-      const raw = it['rawItem']
-      if (!isObject(raw)) continue
-      const id = callIdOf(raw)
-      if (id !== undefined) ids.add(id)
-    }
-  }
-  if (depth >= MAX_NESTING) return
-  for (const child of nestedStates(s)) collectToolCalls(child.state, ids, depth + 1)
-}
-
-/** The nested serialized states of `pendingAgentToolRuns` that parse to a RunState. */
-const nestedStates = (s: Obj): Array<{ key: string; state: Obj }> => {
-  const runs = s['pendingAgentToolRuns']
-  if (!isObject(runs)) return []
-  const out: Array<{ key: string; state: Obj }> = []
-  for (const key of Object.keys(runs)) {
-    const v = runs[key]
-    const parsed = typeof v === 'string' ? parseJsonText(v) : v
-    if (isRunStateLike(parsed)) out.push({ key, state: parsed })
-  }
-  return out
-}
-
-const toolNameOfApprovalKey = (key: string): string => {
-  if (key.startsWith('[')) {
-    const parsed = parseJsonText(key)
-    if (Array.isArray(parsed)) {
-      const last = parsed[parsed.length - 1]
-      if (typeof last === 'string') return last
-    }
-  }
-  return key
-}
-
-/** Rejected calls of this run, from the approval records of the run context. */
-const readDenials = (s: Obj, d: RunDraft, callIds: ReadonlySet<string>): void => {
-  const ctx = s['context']
-  if (!isObject(ctx)) return
-  const seen = new Set<string>()
-  const fromRecords = (records: unknown): void => {
-    if (!isObject(records)) return
-    for (const key of Object.keys(records)) {
-      const rec = records[key]
-      if (!isObject(rec)) continue
-      const rejected = rec['rejected']
-      if (!Array.isArray(rejected)) continue
-      for (const id of rejected) {
-        if (typeof id !== 'string' || !callIds.has(id) || seen.has(id)) continue
-        seen.add(id)
-        d.permissionDenials.push({ toolName: toolNameOfApprovalKey(key), toolCallId: id })
-      }
-    }
-  }
-  fromRecords(ctx['approvals'])
-  const fa = ctx['functionApprovals']
-  if (Array.isArray(fa)) for (const entry of fa) if (isObject(entry)) fromRecords(entry['approvals'])
-}
-
-const SCHEMA_VERSION = /^1\.(\d+)$/
-const NEWEST_MINOR = 20
-
-const checkVersion = (s: Obj, d: RunDraft): void => {
-  const v = s['$schemaVersion']
-  const m = typeof v === 'string' ? SCHEMA_VERSION.exec(v) : null
-  if (m === null) {
-    addDiagnostic(d, undefined, 'RunState $schemaVersion is not 1.x; read with the 1.x rules')
-  } else if (Number(m[1]) > NEWEST_MINOR) {
-    addDiagnostic(d, undefined, `RunState schema 1.${short(m[1] ?? '')} is newer than 1.${NEWEST_MINOR}; read with the 1.${NEWEST_MINOR} rules`)
-  }
-}
-
-const sessionIdOf = (s: Obj): string | null => {
-  const conv = str(s['conversationId'])
-  if (conv !== undefined) return conv
-  const trace = s['trace']
-  if (isObject(trace)) {
-    const g = str(trace['group_id'])
-    if (g !== undefined) return g
-  }
-  return null
-}
-
-/**
- * Reads one serialized `RunState` (already parsed) into its `RunResult`, filling `d` (which may already hold
- * diagnostics and the line it came from). Never throws; unexpected field types are diagnostics.
- * @since 0.1.0
- */
-export const readRunState = (s: Obj, d: RunDraft, options: ReaderOptions): RunResult => {
-  checkVersion(s, d)
-  const turn = count(s['currentTurn'])
-  if (turn !== undefined) d.turns = turn
-  else if (s['currentTurn'] !== undefined) addDiagnostic(d, undefined, 'currentTurn is not a non-negative number')
-  readUsage(s, d)
-  const ids = new Set<string>()
-  collectToolCalls(s, ids, 0)
-  d.toolCalls = ids.size
-  readDenials(s, d, ids)
-  for (const child of nestedStates(s)) {
-    const e = endingOfState(child.state, undefined)
-    setChildEnding(d, child.key, e.ending, e.finishReason)
-  }
-  const e = endingOfState(s, d)
-  d.hasContent = true
-  return finishRun(d, {
-    format: FORMAT,
-    sessionId: sessionIdOf(s),
-    ending: e.ending,
-    finishReason: e.finishReason,
-    response: e.response,
-    structuredOutput: e.structuredOutput,
-    file: options.file ?? null,
-  })
-}
-
-const notAState = (d: RunDraft, options: ReaderOptions): RunResult =>
-  finishRun(d, { format: FORMAT, sessionId: null, ending: { kind: 'unfinished' }, finishReason: null, response: null, file: options.file ?? null })
-
-/**
- * Reads a whole JSON document: a serialized `RunState` (one run), or a JSON array of them (one run each).
- * Anything else gives one `unfinished` run with a diagnostic. Never throws.
- * @since 0.1.0
- */
-export const readOpenAiAgentsDocument = (doc: unknown, options: ReaderOptions): ReadonlyArray<RunResult> => {
-  if (isRunStateLike(doc)) return [readRunState(doc, newDraft(), options)]
-  if (Array.isArray(doc)) {
-    const out: Array<RunResult> = []
-    let skipped = 0
-    for (const v of doc) {
-      if (isRunStateLike(v)) out.push(readRunState(v, newDraft(), options))
-      else skipped++
-    }
-    if (out.length > 0) return out
-    const d = newDraft()
-    addDiagnostic(d, undefined, `the array holds no serialized RunState (${skipped} element(s) skipped)`)
-    return [notAState(d, options)]
-  }
-  const d = newDraft()
-  addDiagnostic(d, undefined, 'the document is not a serialized OpenAI Agents RunState')
-  return [notAState(d, options)]
-}
+export { isRunStateLike } from './openaiAgents/runState.js'
 
 /** A pretty-printed document handed to the line reader is gathered up to this many characters (64 Mi). */
 const MAX_GATHERED_CHARS = 64 * 1024 * 1024
 
+/** Lines of a document spread over lines (the first line did not parse alone). @internal */
+export interface Gather {
+  lines: Array<string>
+  chars: number
+  first: number
+  last: number
+}
+
+/** The translator's state (plain JSON). @since 0.2.0 */
+export interface OpenAiAgentsState {
+  live: boolean
+  /** Records and lines seen. */
+  seen: number
+  /** A document spread over lines being gathered, or `null`. */
+  gather: Gather | null
+  /** A final record ended the open run and nothing of a new run came since. */
+  ended: boolean
+  /** The idle that closes the ended run was stated (live at once, else at the next run or a pause). */
+  idled: boolean
+  /** RunStates read (each has a turn counter of its own). */
+  states: number
+  /** Runs begun. */
+  runs: number
+  run: RunFacts
+}
+
+const GatherCodec = t.type({ lines: t.array(t.string), chars: t.number, first: t.number, last: t.number })
+
+const StateCodec: t.Type<OpenAiAgentsState, unknown> = t.type({
+  live: t.boolean,
+  seen: t.number,
+  gather: t.union([GatherCodec, t.null]),
+  ended: t.boolean,
+  idled: t.boolean,
+  states: t.number,
+  runs: t.number,
+  run: RunFactsCodec,
+}) as unknown as t.Type<OpenAiAgentsState, unknown>
+
+/** What a record is. */
+type Kind = 'stream' | 'state' | 'result' | 'error'
+
+const ERROR_NAME = /(?:Error|Exception|TripwireTriggered)$/
+
+/** The kind of a record, or `undefined` for a value this format does not read. */
+const kindOf = (v: unknown): Kind | undefined => {
+  if (!isObject(v)) return undefined
+  const type = get(v, 'type')
+  if (typeof type === 'string') {
+    if (STREAM_TYPES.has(type)) return 'stream'
+    return isRunStateLike(v) ? 'state' : undefined
+  }
+  if (isRunStateLike(v) || isRunStateObject(v)) return 'state'
+  if ((v as object) instanceof Error) return 'error'
+  const name = get(v, 'name')
+  if (typeof name === 'string' && ERROR_NAME.test(name)) return 'error'
+  const state = get(v, 'state')
+  if ('finalOutput' in v || 'interruptions' in v || 'cancelled' in v || isRunStateLike(state) || isRunStateObject(state)) return 'result'
+  return undefined
+}
+
+const CANCELLED: Ending = { reason: { kind: 'aborted', reason: { kind: 'user' } }, finishReason: 'cancelled' }
+
+/** The name of an error value: its `name`, else (an `Error` object) its class name. */
+const errorName = (err: unknown): string | undefined => {
+  const name = str(get(err, 'name'))
+  if (name !== undefined || !((err as object) instanceof Error)) return name
+  return str(get(get(err, 'constructor'), 'name'))
+}
+
 /**
- * Reads RunStates written one per line (a JSONL of `state.toString()` outputs). Each state line is a run,
- * emitted when the next state line arrives or the input ends (so diagnostics of the lines after it join it);
- * other lines are diagnostics. When the first line opens a JSON document spread over lines (it does not parse
- * on its own and starts with `{` or `[`), every line is gathered, up to 64 Mi characters, and read as one
- * document at the end ({@link readOpenAiAgentsDocument}). Never returns a `ProtocolError`.
- * @since 0.1.0
+ * The ending of an error the run threw (see the module doc). `own` is its state's ending when it carries one.
  */
-export const openaiAgentsReader: ReaderFactory = (emit, options): LineReader => {
-  let draft = newDraft()
-  let held: Obj | undefined
-  let emitted = 0
-  let seen = 0
-  /** Lines of a document spread over lines, or `null` when reading one state per line. */
-  let gathered: Array<string> | null = null
-  let gatheredChars = 0
-  let gatherFirst = 0
-  let gatherLast = 0
-  const flush = (): void => {
-    if (held === undefined) return
-    const s = held
-    held = undefined
-    emitted++
-    emit(readRunState(s, draft, options))
-    draft = newDraft()
+const errorEnding = (err: unknown, own: Ending | undefined, state: Obj | undefined): Ending => {
+  const name = errorName(err)
+  const finishReason = name !== undefined ? short(name) : 'error'
+  const k = own?.reason.kind
+  if (own !== undefined && (k === 'limit' || k === 'blocked' || k === 'suspended')) return { reason: own.reason, finishReason }
+  const guardrail = str(get(get(get(err, 'result'), 'guardrail'), 'name'))
+  switch (name) {
+    case 'MaxTurnsExceededError':
+      return { reason: maxTurnsReason(maxTurnsOf(state)), finishReason }
+    case 'ModelRefusalError':
+      return { reason: { kind: 'refusal' }, finishReason }
+    case 'InputGuardrailTripwireTriggered':
+      return { reason: blockedReason(guardrail, 'input'), finishReason }
+    case 'OutputGuardrailTripwireTriggered':
+      return { reason: blockedReason(guardrail, 'output'), finishReason }
+    case 'ToolInputGuardrailTripwireTriggered':
+      return { reason: blockedReason(guardrail, undefined, 'tool_input_guardrail'), finishReason }
+    case 'ToolOutputGuardrailTripwireTriggered':
+      return { reason: blockedReason(guardrail, undefined, 'tool_output_guardrail'), finishReason }
+    default: {
+      const message = str(get(err, 'message'))
+      const code = get(err, 'code')
+      return {
+        reason: {
+          kind: 'error',
+          error: {
+            message: message !== undefined && message !== '' ? message : (name ?? 'error'),
+            ...(name !== undefined ? { name: short(name) } : {}),
+            ...(typeof code === 'string' || (typeof code === 'number' && Number.isFinite(code)) ? { code } : {}),
+          },
+        },
+        finishReason,
+      }
+    }
   }
-  const readGathered = (lines: Array<string>): void => {
-    const doc = parseJson(lines.join('\n'))
-    if (doc === NOT_JSON) {
-      addDiagnostic(draft, gatherFirst, 'the input starts a JSON document that is not valid JSON')
-      emit(notAState(draft, options))
+}
+
+/** The ending a result states by its own fields (no state), or `undefined` when it decides nothing. */
+const resultEnding = (v: Obj, diag: (message: string) => void): Ending | undefined => {
+  if (get(v, 'cancelled') === true) return CANCELLED
+  const err = get(v, 'error')
+  if (err !== undefined && err !== null) return errorEnding(err, undefined, undefined)
+  const list = get(v, 'interruptions')
+  if (Array.isArray(list)) {
+    // live RunToolApprovalItems: arguments that are not JSON text are copied out of the SDK's objects
+    const pending = pendingFromList(list, (n) => diag(`skipped ${n} interruption item(s) without an object rawItem`)).map((p) =>
+      typeof p.arguments === 'object' && p.arguments !== null ? withArguments(p, jsonCopy(p.arguments)) : p,
+    )
+    if (pending.length > 0) return { reason: { kind: 'suspended', pending }, finishReason: 'interruptions' }
+  }
+  const out = get(v, 'finalOutput')
+  if (out === undefined || out === null) return undefined
+  if (typeof out === 'string') return { reason: { kind: 'completed' }, finishReason: 'finalOutput', text: out }
+  const copy = jsonCopy(out)
+  if (copy === undefined) diag('the final output cannot be written as JSON; structuredOutput left out')
+  return { reason: { kind: 'completed' }, finishReason: 'finalOutput', ...(copy !== undefined ? { structuredOutput: copy } : {}) }
+}
+
+const withArguments = <P extends { arguments?: unknown }>(p: P, args: unknown): P => {
+  const { arguments: _, ...rest } = p
+  return (args === undefined ? rest : { ...rest, arguments: args }) as P
+}
+
+/** The content event types (a root one makes a run). */
+const CONTENT: ReadonlySet<string> = new Set(['turn/start', 'turn/end', 'user/message', 'assistant/chunk', 'assistant/message', 'tool/call', 'tool/result'])
+
+/** Emits the events of one record and notes whether they gave the run content. */
+const emitAll = (s: OpenAiAgentsState, events: ReadonlyArray<SessionEvent>, emit: Emit): void => {
+  for (const ev of events) {
+    if (ev.sessionId === null && CONTENT.has(ev.type)) s.run.content = true
+    emit(ev)
+  }
+}
+
+/** A new run begins: the ended one is closed (its idle stated unless it was already). */
+const beginRun = (s: OpenAiAgentsState, emit: Emit): void => {
+  if (s.ended) {
+    if (!s.idled) emitIdle(emit)
+    s.run = newRunFacts()
+    s.ended = false
+    s.idled = false
+  }
+  if (!s.run.content && !s.run.stream) s.runs++
+}
+
+/** The open run's final record was read. */
+const ended = (s: OpenAiAgentsState, emit: Emit): void => {
+  s.ended = true
+  s.idled = false
+  if (s.live) {
+    emitIdle(emit)
+    s.idled = true
+  }
+}
+
+/** The run ends without a final record that decides: approvals still pending suspend it (inferred). */
+const inferEnding = (s: OpenAiAgentsState, emit: Emit): void => {
+  const run = s.run
+  if (run.pending.length === 0) return
+  const pending = run.pending.map((p) => ({ ...p }))
+  emitAll(s, endingEvents({ reason: { kind: 'suspended', pending }, finishReason: null }, run.active, '', true), emit)
+}
+
+/** Reads a serialized state as the final record of the open run (or a run of its own). */
+const stateRecord = (s: OpenAiAgentsState, st: Obj, emit: Emit, decide?: (own: Ending) => Ending): void => {
+  const run = s.run
+  const read = readState(
+    st,
+    { hasContent: run.content, counter: `openai-agents:runstate:${s.states}`, model: usageModelOf(run), counted: (id) => isCounted(run, id), active: run.active },
+    decide,
+  )
+  s.states++
+  for (const id of read.callIds) rememberCall(run, id)
+  emitAll(s, read.events, emit)
+  ended(s, emit)
+}
+
+/** A result or an error as the open run's final record. */
+const terminalRecord = (s: OpenAiAgentsState, v: Obj, kind: 'result' | 'error', emit: Emit): void => {
+  const out: Array<SessionEvent> = []
+  const diag = (message: string): void => {
+    out.push(nativeEvent('source/diagnostic', { message }))
+  }
+  const rawState = get(v, 'state')
+  const st = serializedStateOf(rawState)
+  if (rawState !== undefined && rawState !== null && st === undefined) diag(`the ${kind === 'error' ? 'error' : 'result'}'s state is not a readable RunState; read without it`)
+  if (st !== undefined) {
+    const cancelled = kind === 'result' && get(v, 'cancelled') === true
+    const err = kind === 'error' ? v : get(v, 'error')
+    const failed = err !== undefined && err !== null
+    emitAll(s, out, emit)
+    stateRecord(s, st, emit, (own) => (cancelled ? CANCELLED : failed ? errorEnding(err, own, st) : own))
+    return
+  }
+  const ending = kind === 'error' ? errorEnding(v, undefined, undefined) : resultEnding(v, diag)
+  const recordType = kind === 'error' ? 'error' : 'RunResult'
+  emitAll(s, out, emit)
+  if (ending === undefined) {
+    inferEnding(s, emit)
+    emitRecord(emit, recordType)
+  } else emitAll(s, endingEvents(ending, s.run.active, recordType), emit)
+  ended(s, emit)
+}
+
+/** A result or error after the run's final record: a further terminal record of that run (K7, the fold's diagnostic). */
+const lateRecord = (s: OpenAiAgentsState, v: Obj, kind: 'result' | 'error', emit: Emit): void => {
+  const st = serializedStateOf(get(v, 'state'))
+  const own = st !== undefined ? endingOfState(st) : undefined
+  let ending: Ending | undefined
+  if (kind === 'error') ending = errorEnding(v, own, st)
+  else if (get(v, 'cancelled') === true) ending = CANCELLED
+  else {
+    const err = get(v, 'error')
+    ending = err !== undefined && err !== null ? errorEnding(err, own, st) : (own ?? resultEnding(v, () => undefined))
+  }
+  if (!s.idled) {
+    emitIdle(emit)
+    s.idled = true
+  }
+  if (ending === undefined) emitRecord(emit, kind === 'error' ? 'error' : 'RunResult')
+  else emit(nativeEvent('turn/end', { reason: ending.reason, finishReason: ending.finishReason }, { recordType: kind === 'error' ? 'error' : 'RunResult' }))
+}
+
+const NOT_A_LINE = 'skipped a line that is not a serialized RunState'
+const NOT_A_VALUE = 'skipped a value that is not an OpenAI Agents stream event, RunState, run result or error'
+
+/** One record (a parsed line or an object). Never throws. */
+const dispatch = (s: OpenAiAgentsState, v: unknown, isLine: boolean, emit: Emit): void => {
+  const kind = kindOf(v)
+  if (kind === undefined) {
+    emitDiagnostic(emit, isLine ? NOT_A_LINE : NOT_A_VALUE)
+    return
+  }
+  const o = v as Obj
+  switch (kind) {
+    case 'stream': {
+      beginRun(s, emit)
+      const out: Array<SessionEvent> = []
+      streamEvent(s.run, o, out)
+      emitAll(s, out, emit)
       return
     }
-    const runs = isRunStateLike(doc) || Array.isArray(doc) ? readOpenAiAgentsDocument(doc, options) : []
-    if (runs.length === 0) {
-      addDiagnostic(draft, gatherFirst, 'the document is not a serialized OpenAI Agents RunState')
-      emit(notAState(draft, options))
-      return
-    }
-    const source = { file: options.file ?? null, firstLine: gatherFirst, lastLine: gatherLast }
-    for (const r of runs) emit(runs.length === 1 ? { ...r, source } : r)
-  }
-  return {
-    line(text, lineNo, unterminated) {
-      seen++
-      if (gathered !== null) {
-        gatherLast = lineNo
-        gatheredChars += text.length + 1
-        if (gatheredChars > MAX_GATHERED_CHARS) {
-          gathered = null
-          gatheredChars = 0
-          addDiagnostic(draft, lineNo, 'the JSON document spread over lines is over 64 Mi characters; not read')
-          return undefined
-        }
-        gathered.push(text)
-        return undefined
-      }
-      const v = parseJson(text)
-      if (v === NOT_JSON) {
-        const c = text.trimStart().charCodeAt(0)
-        if (seen === 1 && gatheredChars === 0 && (c === 123 || c === 91)) {
-          gathered = [text]
-          gatheredChars = text.length + 1
-          gatherFirst = lineNo
-          gatherLast = lineNo
-          return undefined
-        }
-        addDiagnostic(draft, lineNo, unterminated ? 'skipped the last line: it was cut off and is not valid JSON' : 'skipped a line that is not valid JSON')
-        return undefined
-      }
-      if (!isRunStateLike(v)) {
-        addDiagnostic(draft, lineNo, 'skipped a line that is not a serialized RunState')
-        return undefined
-      }
-      flush()
-      held = v
-      touch(draft, lineNo)
-      return undefined
-    },
-    end() {
-      if (gathered !== null) {
-        const lines = gathered
-        gathered = null
-        readGathered(lines)
+    case 'state': {
+      const st = serializedStateOf(o)
+      if (st === undefined) {
+        emitDiagnostic(emit, 'skipped a RunState object that could not be serialized (its toJSON() failed)')
         return
       }
-      if (held !== undefined) flush()
-      else if (emitted === 0) emit(notAState(draft, options))
-    },
+      beginRun(s, emit)
+      stateRecord(s, st, emit)
+      return
+    }
+    default:
+      if (s.ended) lateRecord(s, o, kind, emit)
+      else {
+        beginRun(s, emit)
+        terminalRecord(s, o, kind, emit)
+      }
+  }
+}
+
+/** Runs `f`, turning anything it throws into a diagnostic (a value whose fields cannot be read). */
+const guarded = (emit: Emit, f: () => void): void => {
+  try {
+    f()
+  } catch {
+    emitDiagnostic(emit, 'skipped a record whose fields could not be read')
+  }
+}
+
+/** An event stated at a line of the log (a gathered document's first and last lines). */
+const atLine = (ev: SessionEvent, line: number): SessionEvent => ({ ...ev, line }) as SessionEvent
+
+/** A whole document: a state, a JSON array of records, or one record. */
+const readDocument = (s: OpenAiAgentsState, doc: unknown, emit: Emit): void => {
+  if (isRunStateLike(doc)) {
+    dispatch(s, doc, false, emit)
+    return
+  }
+  if (Array.isArray(doc)) {
+    let found = 0
+    let skipped = 0
+    for (const v of doc) {
+      if (kindOf(v) === undefined) skipped++
+      else {
+        found++
+        guarded(emit, () => dispatch(s, v, false, emit))
+      }
+    }
+    if (found === 0) emitDiagnostic(emit, `the array holds no serialized RunState (${skipped} element(s) skipped)`)
+    return
+  }
+  if (kindOf(doc) !== undefined) {
+    dispatch(s, doc, false, emit)
+    return
+  }
+  emitDiagnostic(emit, 'the document is not a serialized OpenAI Agents RunState')
+}
+
+/** The gathered lines, read as one document at the end of the input. */
+const readGathered = (s: OpenAiAgentsState, g: Gather, emit: Emit): void => {
+  const doc = parseJson(g.lines.join('\n'))
+  if (doc === NOT_JSON) {
+    emit(atLine(nativeEvent('source/diagnostic', { message: 'the input starts a JSON document that is not valid JSON' }), g.first))
+    return
+  }
+  if (!isRunStateLike(doc) && !Array.isArray(doc)) {
+    emit(atLine(nativeEvent('source/diagnostic', { message: 'the document is not a serialized OpenAI Agents RunState' }), g.first))
+    return
+  }
+  const before = s.runs
+  readDocument(s, doc, emit)
+  // one run read from the lines: it spans them
+  if (s.runs - before <= 1) {
+    emit(atLine(nativeEvent('source/record', {}), g.first))
+    emit(atLine(nativeEvent('source/record', {}), g.last))
+  }
+}
+
+const gatherLine = (s: OpenAiAgentsState, g: Gather, text: string, line: number | undefined, emit: Emit): void => {
+  if (line !== undefined) g.last = line
+  g.chars += text.length + 1
+  if (g.chars > MAX_GATHERED_CHARS) {
+    s.gather = null
+    emitDiagnostic(emit, 'the JSON document spread over lines is over 64 Mi characters; not read')
+    return
+  }
+  g.lines.push(text)
+}
+
+const textOf = (v: unknown): string => {
+  try {
+    return JSON.stringify(v) ?? ''
+  } catch {
+    return ''
   }
 }
 
 /**
- * The `openai-agents` format module: serialized OpenAI Agents JS `RunState` documents.
+ * The OpenAI Agents translator: serialized `RunState`s and streamed runs (see the module doc). Never returns a
+ * `ProtocolError` and never throws.
+ * @since 0.2.0
+ */
+export const openaiAgentsTranslator: Translator<OpenAiAgentsState> = {
+  format: FORMAT,
+  stateCodec: StateCodec,
+  init: (options) => ({ live: options.live === true, seen: 0, gather: null, ended: false, idled: false, states: 0, runs: 0, run: newRunFacts() }),
+  record(s, value, line, emit) {
+    s.seen++
+    if (s.gather !== null) gatherLine(s, s.gather, textOf(value), line, emit)
+    else guarded(emit, () => dispatch(s, value, line !== undefined, emit))
+    return undefined
+  },
+  text(s, text, line, unterminated, emit) {
+    s.seen++
+    if (s.gather !== null) {
+      gatherLine(s, s.gather, text, line, emit)
+      return undefined
+    }
+    const c = text.trimStart().charCodeAt(0)
+    if (s.seen === 1 && (c === 123 || c === 91)) {
+      s.gather = { lines: [text], chars: text.length + 1, first: line ?? 0, last: line ?? 0 }
+      return undefined
+    }
+    emitDiagnostic(emit, unterminated ? 'skipped the last line: it was cut off and is not valid JSON' : 'skipped a line that is not valid JSON')
+    return undefined
+  },
+  document(s, doc, emit) {
+    guarded(emit, () => readDocument(s, doc, emit))
+  },
+  quiet(s, emit) {
+    if (s.ended && !s.idled) {
+      emitIdle(emit)
+      s.idled = true
+    }
+  },
+  end(s, emit) {
+    if (s.gather !== null) {
+      const g = s.gather
+      s.gather = null
+      guarded(emit, () => readGathered(s, g, emit))
+    }
+    if (!s.ended) inferEnding(s, emit)
+  },
+}
+
+/**
+ * Reads OpenAI Agents lines — one serialized `RunState` per line, a streamed run's events and its final
+ * record, or a document spread over lines — through the pipeline (see {@link openaiAgentsTranslator}).
+ * Never returns a `ProtocolError`.
+ * @since 0.1.0
+ */
+export const openaiAgentsReader: ReaderFactory = readerFrom(openaiAgentsTranslator)
+
+/**
+ * Reads a whole JSON document: a serialized `RunState` (one run), a JSON array of them (one run each) or of a
+ * streamed run's records, or one run result. Anything else gives one `unfinished` run with a diagnostic.
+ * Never throws.
+ * @since 0.1.0
+ */
+export const readOpenAiAgentsDocument: (doc: unknown, options: ReaderOptions) => ReadonlyArray<RunResult> = documentReaderFrom(openaiAgentsTranslator)
+
+/** A record that counts for line detection: a stream event of the SDK's shape, or a serialized `RunState`. */
+const isAgentsLine = (v: Obj): boolean => isStreamEvent(v) || isRunStateLike(v)
+
+/**
+ * Detection score for the first parsed lines: a first JSON value that is a serialized `RunState` scores as
+ * before (0.95, or 0.6 with few of its fields); otherwise `0.5 + 0.5 × (records / JSON objects)` where
+ * records are `RunStreamEvent`s (`type` `raw_model_stream_event` with a `data` object,
+ * `run_item_stream_event` with a `name` and an `item`, `agent_updated_stream_event` with an `agent`) and
+ * serialized states; 0 when there is none.
+ * @since 0.2.0
+ */
+export const sniffOpenAiAgentsLines = (values: ReadonlyArray<unknown>): number => {
+  for (const v of values) {
+    if (v === undefined) continue
+    if (isRunStateLike(v)) return runStateScore(v)
+    break
+  }
+  return shareScore(values, isAgentsLine)
+}
+
+/**
+ * The `openai-agents` format module: serialized OpenAI Agents JS `RunState` documents and streamed runs.
  * @since 0.1.0
  */
 export const openaiAgentsFormat: FormatModule = {
   name: FORMAT,
-  description: 'OpenAI Agents JS serialized RunState (state.toString()): one JSON document per run, or one per line',
+  description:
+    'OpenAI Agents JS: a serialized RunState (state.toString(); one JSON document per run, or one per line), or a streamed run\'s RunStreamEvents (JSONL or objects) with its final state or result',
   sniffDocument(doc) {
-    if (Array.isArray(doc)) return doc.length > 0 ? sniffScore(doc[0]) * 0.9 : 0
-    return sniffScore(doc)
-  },
-  sniffLines(values) {
-    for (const v of values) {
-      if (v === undefined) continue
-      return sniffScore(v)
+    if (Array.isArray(doc)) {
+      if (doc.length === 0) return 0
+      return isStreamEvent(doc[0]) ? 0.8 : runStateScore(doc[0]) * 0.9
     }
-    return 0
+    return runStateScore(doc)
   },
+  sniffLines: sniffOpenAiAgentsLines,
   reader: openaiAgentsReader,
   readDocument: readOpenAiAgentsDocument,
+  translator: openaiAgentsTranslator,
 }

@@ -123,7 +123,8 @@ describe('openai-agents corpus (writer output of @openai/agents-core)', () => {
     expect(runs.map((r) => r.ending.kind)).toEqual(['suspended', 'unfinished'])
     expect(runs[0]?.diagnostics).toEqual([{ line: 1, message: 'skipped a line that is not valid JSON' }])
     expect(runs[1]?.diagnostics).toEqual([{ line: 4, message: 'skipped a line that is not a serialized RunState' }])
-    expect(runs[1]?.source).toEqual({ file: 'x.jsonl', firstLine: 3, lastLine: 3 })
+    // the one fold puts every line a run's events came from in its range, a diagnostic's line included
+    expect(runs[1]?.source).toEqual({ file: 'x.jsonl', firstLine: 3, lastLine: 4 })
   })
 
   it('--format openai-agents reads a pretty-printed state even when a line of it parses alone (a lone "{}")', async () => {
