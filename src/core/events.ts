@@ -142,7 +142,11 @@ export const SubagentData = struct({ childSessionId: t.string }, { parentSession
 /** An error as a source reports it: a message, and a code or class name when it has one. @since 0.2.0 */
 export const ErrorData = struct({ message: t.string }, { code: t.union([t.string, Finite]), name: t.string })
 
-/** `session/started` (protocol 2): the event's session becomes the root of the runs that follow. @since 0.2.0 */
+/**
+ * `session/started` (protocol 2): the event's session becomes the root of the runs that follow (`sessionId`
+ * `null`: runs of no named session follow).
+ * @since 0.2.0
+ */
 export const SessionStartedData = struct({})
 /** `usage/add` (protocol 2): one model response's usage (disjoint buckets, tokens) without its content. @since 0.2.0 */
 export const UsageAddData = struct({ usage: NativeUsage }, { model: t.string, costUsd: NonNegative })
@@ -162,10 +166,11 @@ export const UsageTotalData = struct(
 export const ModelUsageData = struct({ model: t.string, usage: NativeUsage }, { costUsd: NonNegative })
 /**
  * `usage/set` (protocol 2): the source states the run's whole usage by model (Gemini `stats`, an AI SDK
- * `totalUsage` that differs from its steps); it replaces what the run's messages and items added.
+ * `totalUsage` that differs from its steps), which replaces what the run's messages and items added, and/or
+ * the run's number of turns (an OpenAI Agents `currentTurn`).
  * @since 0.2.0
  */
-export const UsageSetData = struct({ models: arrayOf(ModelUsageData) })
+export const UsageSetData = struct({}, { models: arrayOf(ModelUsageData), turns: NonNegative })
 /** `permission/denied` (protocol 2): a tool call the permission layer refused (it does not end the run). @since 0.2.0 */
 export const PermissionDeniedData = struct({ toolName: t.string, callId: t.string })
 /**

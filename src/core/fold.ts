@@ -655,9 +655,13 @@ const applyFact = (s: FoldState, run: NativeRunState, ev: SessionEvent, line: nu
       addUsage(d, ev.data.model, ev.data.usage, ev.data.costUsd, line)
       return
     case 'usage/set': {
-      const book = newBook()
-      for (const m of ev.data.models) bookItem(book, m.model, bucketsOf(m.usage), m.costUsd ?? null, 1)
-      run.set = book
+      const models = ev.data.models
+      if (models !== undefined) {
+        const book = newBook()
+        for (const m of models) bookItem(book, m.model, bucketsOf(m.usage), m.costUsd ?? null, 1)
+        run.set = book
+      }
+      if (ev.data.turns !== undefined) run.runTurns = ev.data.turns
       return
     }
     case 'permission/denied': {
@@ -698,10 +702,8 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
     const { parentSessionId, childSessionId } = ev.data
     if (parentSessionId !== undefined && (s.root === null || s.root === childSessionId)) s.root = parentSessionId
   } else if (ev.type === 'session/started') {
-    if (ev.sessionId !== null) {
-      s.root = ev.sessionId
-      delete s.children[`#${ev.sessionId}`]
-    }
+    s.root = ev.sessionId
+    if (ev.sessionId !== null) delete s.children[`#${ev.sessionId}`]
   } else if (s.root === null && ev.sessionId !== null && s.children[`#${ev.sessionId}`] === undefined) {
     s.root = ev.sessionId
   }
@@ -728,7 +730,8 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
     addDiagnostic(d, line, ev.data.message)
     return
   }
-  if (ev.type === 'source/record') {
+  if (ev.type === 'source/record' || ev.type === 'session/started') {
+    // a record without run facts (or the session it names) is the last word only when it says what it was
     if (ev.recordType !== undefined) run.lastEventType = ev.recordType
     return
   }
@@ -753,7 +756,6 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
       }
       return
     case 'session/status':
-    case 'session/started':
     case 'step/start':
     case 'step/end':
       return

@@ -83,8 +83,8 @@
  * out at its final record.
  *
  * **Translation (protocol 2).** A state → `turn/start` (a run of its own) or nothing (the final state of a
- * streamed run), `session/started` (`conversationId`, else the trace's `group_id`), `usage/total` (its
- * `currentTurn`, under a counter of its own), `usage/set` (its usage, one item per model response),
+ * streamed run), `session/started` (`conversationId`, else the trace's `group_id`), `usage/set` (its
+ * `currentTurn` as the run's turns; its usage, one item per model response),
  * `subagent/started` + a child `turn/end` per nested run, `tool/call` per call not yet counted (nested ones in
  * their child's session), `permission/denied`, and the root `turn/end` (its reason, `finishReason`, the output
  * as `text` / `structuredOutput`). Stream events as in `openaiAgents/stream.ts`; an inferred suspension is a
@@ -130,7 +130,7 @@ export interface OpenAiAgentsState {
   ended: boolean
   /** The idle that closes the ended run was stated (live at once, else at the next run or a pause). */
   idled: boolean
-  /** RunStates read (each has a turn counter of its own). */
+  /** RunStates read. */
   states: number
   /** Runs begun. */
   runs: number
@@ -292,7 +292,7 @@ const stateRecord = (s: OpenAiAgentsState, st: Obj, emit: Emit, decide?: (own: E
   const run = s.run
   const read = readState(
     st,
-    { hasContent: run.content, counter: `openai-agents:runstate:${s.states}`, model: usageModelOf(run), counted: (id) => isCounted(run, id), active: run.active },
+    { hasContent: run.content, model: usageModelOf(run), counted: (id) => isCounted(run, id), active: run.active },
     decide,
   )
   s.states++

@@ -301,8 +301,6 @@ export const sessionIdOf = (s: Obj): string | null => {
 export interface StateContext {
   /** The run has content (a streamed run whose final state this is), so the state needs no `turn/start`. */
   readonly hasContent: boolean
-  /** The `usage/total` counter of this state's turns (one per state, never reused). */
-  readonly counter: string
   /** The model of the state's usage items (the one model the run's stream named), else `unknown`. */
   readonly model: string
   /** `true` for a call id the run already counted (from its stream). */
@@ -339,8 +337,8 @@ export const readState = (s: Obj, ctx: StateContext, decide?: (own: Ending) => E
   const version = versionDiagnostic(s)
   if (version !== undefined) diag(version)
   if (turn === undefined && s['currentTurn'] !== undefined) diag('currentTurn is not a non-negative number')
-  if (turn !== undefined) events.push(nativeEvent('usage/total', { counter: ctx.counter, turns: turn }, origin))
-  else if (!ctx.hasContent) events.push(nativeEvent('usage/total', { counter: ctx.counter, turns: 0 }, origin))
+  if (turn !== undefined) events.push(nativeEvent('usage/set', { turns: turn }, origin))
+  else if (!ctx.hasContent) events.push(nativeEvent('usage/set', { turns: 0 }, origin))
   // usage: context.usage (the run's cumulative usage), else the model responses summed; one item per response
   const responses = Array.isArray(s['modelResponses']) ? s['modelResponses'] : []
   const c = s['context']
