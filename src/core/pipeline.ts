@@ -36,6 +36,17 @@ export const pipelineStateCodec = <S>(translator: Translator<S>): t.Type<Pipelin
     fold: FoldStateCodec,
   }) as unknown as t.Type<PipelineState<S>, unknown, unknown>
 
+/** `true` when `text` can start a JSON value (its first non-blank character is one that a JSON text starts with). */
+const mayBeJson = (text: string): boolean => {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 0xfeff) continue
+    // { [ " - 0-9 t f n
+    return c === 123 || c === 91 || c === 34 || c === 45 || (c >= 48 && c <= 57) || c === 116 || c === 102 || c === 110
+  }
+  return false
+}
+
 /** Options of a {@link Pipeline}. @since 0.2.0 */
 export interface PipelineOptions {
   /** The file read, for `RunResult.source` and for formats that read meaning from a path. */
@@ -106,6 +117,8 @@ export class Pipeline<S = unknown> {
   textLine(text: string, line: number | undefined, unterminated = false): ProtocolError | undefined {
     let value: unknown
     try {
+      // a line that cannot start a JSON value (an SSE `data:` line, log noise) is text without a failed parse
+      if (!mayBeJson(text)) throw text
       value = JSON.parse(text)
     } catch {
       this.line = line

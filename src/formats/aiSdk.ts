@@ -13,8 +13,11 @@
  * after a `finish`, the next content part (text, tool, step, source, file) begins the next run, while further
  * `finish` / `finish-step` / `error` / `abort` parts with no content in between belong to the finished run and
  * are diagnostics (the answer stands). An `abort` or `error` part does not end the run by itself: it marks it,
- * and a `finish` after it closes the same run. A run is emitted when the record after its end shows it is over
- * (a new run's part, `data: [DONE]`, or the end of the input), so a late part can still be attached to it.
+ * and a `finish` after it closes the same run. A run ends when the record after its end shows it is over
+ * (a new run's part, `data: [DONE]`, or the end of the input); replaying, it is handed out when the next run's
+ * content arrives or the input ends, so a late part can still be attached to it. Live (`watch`, the run
+ * operators), a run is handed out at its `finish` part (or at `data: [DONE]`), and a later `finish`, `error`
+ * or `abort` part is a note, never a run.
  * Parts with no run content (`raw`, `message-metadata`, `data-*`, unknown types) never make a run alone; an
  * input with no run gives one `unfinished` run.
  *
@@ -73,12 +76,93 @@
  * types and known parts with unexpected field types are diagnostics and are skipped; nothing throws and no
  * `ProtocolError` is ever returned.
  *
+ * **Objects.** The translator also reads the live part objects of a stream (`from(result.fullStream)
+ * .pipe(runResults({ format: 'ai-sdk' }))`): fields that are `undefined` count as absent, an `error` part's
+ * `Error` instance gives its `message`, `name` and `code` / `statusCode` (the value is never written whole),
+ * and a value that cannot be read (a getter that throws, a cycle) never throws: a tool input the run keeps is
+ * copied as JSON, and a part that cannot be read at all is a diagnostic.
+ *
+ * **Translation (protocol 2).** The module lowers the three dialects (`aiSdk/fullStream.ts`,
+ * `aiSdk/uiMessage.ts`, `aiSdk/provider.ts`, sharing `aiSdk/run.ts`) to native events for the one fold: a
+ * UI `start.messageId` or a provider response id → `session/started`; each step (or a provider message) →
+ * `turn/start`; a tool call id seen first → `tool/call`, its output → `tool/result`; other content parts →
+ * `assistant/chunk`; `finish-step.usage` → `usage/add`; a `finish.totalUsage` that differs from the steps' sum
+ * → `usage/set`; a raw provider stream's usage → `usage/add` when its run ends; `finish`, `abort` and a
+ * provider's terminal record → a root `turn/end` whose reason is the ending the rules above give (`completed`,
+ * `max-tokens`, `context-window`, `content-filter`, `refusal`, `cut-off`, `aborted`, `suspended`, `limit
+ * max_steps` with `inferred`, `failed`), with `finishReason` as written and the last step's text; an `error`
+ * part → `stream/error`, and when no `finish` follows it, a `failed` `turn/end` in phase `stream` at the run
+ * boundary; `raw`, metadata and `data-*` parts → `source/record`. The run boundary (a part that begins the
+ * next run, `data: [DONE]`, a live `finish`) → the root idle, stated between records, then a `session/started`
+ * of no session when the run before named one (each run's `sessionId` is its own); replaying, the fold hands a
+ * closed run out when the next run's content arrives or the input ends. A raw provider record inside an AI SDK
+ * run counts its steps as one: the run's turns are then restated with `usage/set`.
+ *
  * @module
  */
-import type { RunResult } from '../core/RunResult.js'
-import { AiSdkFolder, SDK_CONTENT_PARTS, isChatChunk } from './aiSdk/folder.js'
+import type { Emit, Translator } from '../core/translator.js'
+import { ANTHROPIC_TYPES, anthropicPart, chatChunk, responsesPart } from './aiSdk/provider.js'
+import { fullStreamPart } from './aiSdk/fullStream.js'
+import { AiSdkStateCodec, boundary, finalize, get, isChatChunk, newState, type AiSdkState } from './aiSdk/run.js'
+import { UI_CHUNKS, uiChunk } from './aiSdk/uiMessage.js'
+import { emitDiagnostic } from './events.js'
+import { documentReaderFrom, readerFrom } from './fromTranslator.js'
 import { NOT_JSON, isObject, parseJson } from './json.js'
-import type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './types.js'
+import type { FormatModule, ReaderFactory, ReaderOptions } from './types.js'
+import type { RunResult } from '../core/RunResult.js'
+
+/**
+ * Part types that only the AI SDK writes and that carry run content: step starts, text, reasoning and tool
+ * parts, and sources (fullStream and UI message stream). Format detection counts them as the SDK's own; they
+ * make a run.
+ * @internal
+ */
+export const SDK_CONTENT_PARTS: ReadonlyArray<string> = [
+  'start-step',
+  'step-start',
+  'text-start',
+  'text-delta',
+  'text-end',
+  'reasoning-start',
+  'reasoning-delta',
+  'reasoning-end',
+  'tool-input-start',
+  'tool-input-delta',
+  'tool-input-end',
+  'tool-input-available',
+  'tool-input-error',
+  'tool-call',
+  'tool-result',
+  'tool-error',
+  'tool-output-available',
+  'tool-output-error',
+  'tool-output-denied',
+  'tool-approval-request',
+  'tool-approval-response',
+  'source-url',
+  'source-document',
+]
+
+/**
+ * Part types that carry run content and, after a finish, begin the next run: the SDK's content parts, the
+ * types it shares with other streams, ai@4 parts, and the raw provider events that open a message.
+ */
+const CONTENT_TYPES = new Set([
+  ...SDK_CONTENT_PARTS,
+  'start',
+  'text',
+  'reasoning',
+  'reasoning-part-finish',
+  'redacted-reasoning',
+  'tool-call-streaming-start',
+  'tool-call-delta',
+  'source',
+  'file',
+  'message_start',
+  'content_block_start',
+  'content_block_delta',
+  'response.created',
+])
 
 /** Part types only the AI SDK writes (fullStream and UI message stream): its content parts, and step ends and metadata. */
 const SDK_TYPES = new Set([...SDK_CONTENT_PARTS, 'finish-step', 'step-finish', 'message-metadata'])
@@ -108,21 +192,30 @@ const score = (values: ReadonlyArray<unknown>): number => {
     const v = typeof raw === 'string' ? ssePayload(raw) : raw
     if (!isObject(v)) return
     objects++
-    const t = v['type']
+    const t = get(v, 'type')
     if (typeof t === 'string') {
       if (SDK_TYPES.has(t) || t.startsWith('data-')) sdk++
       else if (SHARED_TYPES.has(t)) {
         // a UI `start{messageId}`, `finish{finishReason|totalUsage}` or `error{errorText}` is the SDK's own shape
-        if ((t === 'start' && typeof v['messageId'] === 'string') || (t === 'finish' && ('finishReason' in v || 'totalUsage' in v)) || (t === 'error' && typeof v['errorText'] === 'string')) sdk++
+        if (
+          (t === 'start' && typeof get(v, 'messageId') === 'string') ||
+          (t === 'finish' && ('finishReason' in v || 'totalUsage' in v)) ||
+          (t === 'error' && typeof get(v, 'errorText') === 'string')
+        )
+          sdk++
         else shared++
-      } else if (PROVIDER_TYPES.has(t) || (t.startsWith('response.') && isObject(v['response']))) provider++
+      } else if (PROVIDER_TYPES.has(t) || (t.startsWith('response.') && isObject(get(v, 'response')))) provider++
     } else if (isChatChunk(v)) provider++
   }
-  for (const v of values) {
-    if (Array.isArray(v)) {
-      const n = Math.min(v.length, SNIFF_ELEMENTS)
-      for (let i = 0; i < n; i++) visit(v[i])
-    } else visit(v)
+  try {
+    for (const v of values) {
+      if (Array.isArray(v)) {
+        const n = Math.min(v.length, SNIFF_ELEMENTS)
+        for (let i = 0; i < n; i++) visit(v[i])
+      } else visit(v)
+    }
+  } catch {
+    // a value that cannot be read (a live object's getter threw) says nothing
   }
   if (objects === 0) return 0
   if (sdk > 0) return Math.min(0.95, 0.6 + (0.35 * (sdk + shared)) / objects)
@@ -133,64 +226,131 @@ const score = (values: ReadonlyArray<unknown>): number => {
 const isSseField = (text: string): boolean =>
   text.charCodeAt(0) === 58 /* ':' */ || text.startsWith('event:') || text.startsWith('id:') || text.startsWith('retry:')
 
+const NOT_JSON_LINE = 'skipped a line that is not JSON'
+const CUT_LINE = 'skipped the last line: it was cut off (no newline) and is not valid JSON'
+const UNREADABLE = 'skipped a part that could not be read (reading one of its fields threw)'
+
+/** One part (or provider chunk): a run boundary when it begins the next run, then its dialect's translation. */
+const part = (s: AiSdkState, v: unknown, emit: Emit): void => {
+  if (!isObject(v)) {
+    emitDiagnostic(emit, 'skipped a record that is not a JSON object')
+    return
+  }
+  const type = get(v, 'type')
+  if (typeof type !== 'string') {
+    if (isChatChunk(v)) chatChunk(s, v, emit)
+    else emitDiagnostic(emit, 'skipped a record without a string type')
+    return
+  }
+  if (s.liveEnded) {
+    if (type === 'finish' || type === 'error' || type === 'abort') {
+      emitDiagnostic(emit, `ignored a ${type} part after the run had finished; its ending stands`, true)
+      return
+    }
+    s.liveEnded = false
+  }
+  const r = s.run
+  // After a terminal record, content begins the next run; a new `start` (or provider message) always does.
+  if (r.content && (r.finished ? CONTENT_TYPES.has(type) : type === 'start' || type === 'message_start' || type === 'response.created')) boundary(s, emit)
+  if (UI_CHUNKS.has(type) || type.startsWith('data-')) uiChunk(s, v, type, emit)
+  else if (ANTHROPIC_TYPES.has(type)) anthropicPart(s, v, type, emit)
+  else if (type.startsWith('response.')) responsesPart(s, v, type, emit)
+  else fullStreamPart(s, v, type, emit)
+}
+
+/** {@link part}, never throwing: a part whose fields cannot be read is a diagnostic. */
+const safePart = (s: AiSdkState, v: unknown, emit: Emit): void => {
+  try {
+    part(s, v, emit)
+  } catch {
+    emitDiagnostic(emit, UNREADABLE)
+  }
+}
+
+/** Each element of an array (a JSON array on one line, a document), never throwing. */
+const each = (s: AiSdkState, values: ReadonlyArray<unknown>, emit: Emit): void => {
+  let n: number
+  try {
+    n = values.length
+  } catch {
+    emitDiagnostic(emit, UNREADABLE)
+    return
+  }
+  for (let i = 0; i < n; i++) {
+    let v: unknown
+    try {
+      v = values[i]
+    } catch {
+      emitDiagnostic(emit, UNREADABLE)
+      continue
+    }
+    safePart(s, v, emit)
+  }
+}
+
+/** `data: [DONE]`: the stream is over, so the open run is (the next part begins another). */
+const done = (s: AiSdkState, emit: Emit): void => boundary(s, emit)
+
+/**
+ * The `ai-sdk` translator: AI SDK `fullStream` parts, UI message stream chunks and raw provider chunks (parsed
+ * lines, SSE `data:` lines, JSON arrays, or a live stream's objects) → native events (see the module doc).
+ * Never throws and never returns a `ProtocolError`.
+ * @since 0.2.0
+ */
+export const aiSdkTranslator: Translator<AiSdkState> = {
+  format: 'ai-sdk',
+  stateCodec: AiSdkStateCodec,
+  init: (options) => newState(options.live === true),
+  record(s, value, _line, emit) {
+    try {
+      if (Array.isArray(value)) each(s, value, emit)
+      else part(s, value, emit)
+    } catch {
+      emitDiagnostic(emit, UNREADABLE)
+    }
+    return undefined
+  },
+  text(s, text, _line, unterminated, emit) {
+    if (text.startsWith('data:')) {
+      const payload = text.slice(5).trim()
+      if (payload === '[DONE]') {
+        done(s, emit)
+        return undefined
+      }
+      if (payload.length === 0) return undefined
+      const value = parseJson(payload)
+      if (value !== NOT_JSON) return aiSdkTranslator.record(s, value, _line, emit)
+    } else if (isSseField(text)) return undefined
+    emitDiagnostic(emit, unterminated ? CUT_LINE : NOT_JSON_LINE)
+    return undefined
+  },
+  document(s, doc, emit) {
+    try {
+      if (Array.isArray(doc)) each(s, doc, emit)
+      else if (isObject(doc) && (typeof get(doc, 'type') === 'string' || isChatChunk(doc))) part(s, doc, emit)
+      else emitDiagnostic(emit, 'the document is not an array of stream parts')
+    } catch {
+      emitDiagnostic(emit, UNREADABLE)
+    }
+  },
+  end(s, emit) {
+    finalize(s, emit)
+  },
+}
+
 /**
  * Reads AI SDK JSONL, SSE, or a JSON array on one line; emits each run once it is over (see the module doc).
  * Never returns a `ProtocolError`: bad lines are diagnostics.
  * @since 0.1.0
  */
-export const aiSdkReader: ReaderFactory = (emit, options): LineReader => {
-  const folder = new AiSdkFolder(emit, {
-    file: options.file ?? null,
-    ...(options.live === true ? { live: options.note !== undefined ? { note: options.note } : {} } : {}),
-  })
-  return {
-    line(text, lineNo, unterminated) {
-      let json = text
-      const c0 = text.charCodeAt(0)
-      if (c0 !== 123 /* '{' */ && c0 !== 91 /* '[' */) {
-        if (c0 === 100 /* 'd' */ && text.startsWith('data:')) {
-          json = text.slice(5).trim()
-          if (json === '[DONE]') {
-            folder.flush()
-            return undefined
-          }
-          if (json.length === 0) return undefined
-        } else if (isSseField(text)) return undefined
-      }
-      const value = parseJson(json)
-      if (value === NOT_JSON) {
-        folder.note(lineNo, unterminated ? 'skipped the last line: it was cut off (no newline) and is not valid JSON' : 'skipped a line that is not JSON')
-        return undefined
-      }
-      if (Array.isArray(value)) {
-        for (const v of value as ReadonlyArray<unknown>) folder.push(v, lineNo)
-      } else folder.push(value, lineNo)
-      return undefined
-    },
-    end() {
-      folder.end()
-    },
-  }
-}
+export const aiSdkReader: ReaderFactory = readerFrom(aiSdkTranslator)
 
 /**
  * Reads a whole JSON document: an array of AI SDK parts (or provider chunks), or a single part object.
  * Returns the runs in order (at least one). Never throws. Lines are unknown, so `source` has null lines.
  * @since 0.1.0
  */
-export const readAiSdkDocument = (doc: unknown, options: ReaderOptions): ReadonlyArray<RunResult> => {
-  const runs: Array<RunResult> = []
-  const folder = new AiSdkFolder((r) => runs.push(r), { file: options.file ?? null })
-  if (Array.isArray(doc)) {
-    for (const v of doc as ReadonlyArray<unknown>) folder.push(v, undefined)
-  } else if (isObject(doc) && (typeof doc['type'] === 'string' || isChatChunk(doc))) {
-    folder.push(doc, undefined)
-  } else {
-    folder.note(undefined, 'the document is not an array of stream parts')
-  }
-  folder.end()
-  return runs
-}
+export const readAiSdkDocument: (doc: unknown, options: ReaderOptions) => ReadonlyArray<RunResult> = documentReaderFrom(aiSdkTranslator)
 
 /**
  * The `ai-sdk` format module: Vercel AI SDK `fullStream` parts and UI message stream chunks, as JSONL, SSE or
@@ -201,7 +361,14 @@ export const aiSdkFormat: FormatModule = {
   name: 'ai-sdk',
   description: 'Vercel AI SDK streamText fullStream parts and UI message stream chunks (JSONL, SSE data: lines, or a JSON array)',
   sniffLines: (values) => score(values),
-  sniffDocument: (doc) => (Array.isArray(doc) ? score([doc]) : isObject(doc) ? score([doc]) : 0),
+  sniffDocument: (doc) => {
+    try {
+      return isObject(doc) || Array.isArray(doc) ? score([doc]) : 0
+    } catch {
+      return 0
+    }
+  },
   reader: aiSdkReader,
   readDocument: readAiSdkDocument,
+  translator: aiSdkTranslator,
 }

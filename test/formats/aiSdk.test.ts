@@ -379,6 +379,24 @@ describe('ai-sdk: runs, encodings and leniency', () => {
     ])
   })
 
+  it('a run that names no session after one that did has no session id (each run its own)', async () => {
+    const runs = await replay([
+      { type: 'start', messageId: 'm1' },
+      { type: 'text-delta', id: 'a', delta: 'one' },
+      { type: 'finish' },
+      { type: 'start' },
+      { type: 'text-delta', id: 'a', delta: 'two' },
+      { type: 'finish' },
+      { type: 'start', messageId: 'm1' },
+      { type: 'finish' },
+    ])
+    expect(runs.map((r) => [r.sessionId, r.response])).toEqual([
+      ['m1', 'one'],
+      [null, 'two'],
+      ['m1', null],
+    ])
+  })
+
   it('content after a finish with no start begins the next run', async () => {
     const runs = await replay([{ type: 'text-delta', id: 'a', delta: 'one' }, { type: 'finish', finishReason: 'stop' }, { type: 'text-delta', id: 'b', delta: 'two' }, { type: 'finish', finishReason: 'length' }])
     expect(runs.map((r) => [r.ending.kind, r.response])).toEqual([
@@ -387,19 +405,53 @@ describe('ai-sdk: runs, encodings and leniency', () => {
     ])
   })
 
-  it('SSE: event/id/retry/comment/blank lines are skipped; [DONE] emits the run at once (a live stream)', () => {
+  it('SSE: event/id/retry/comment/blank lines are skipped; [DONE] ends the run (replaying, it is handed out when the next run begins)', () => {
     const emitted: RunResult[] = []
     const reader = aiSdkReader((r) => emitted.push(r), { file: 'live.sse' })
     const lines = [': keep-alive', 'event: message', 'id: 7', 'retry: 100', 'data: {"type":"start"}', 'data:{"type":"text-delta","id":"a","delta":"hey"}', 'data: {"type":"finish"}']
     lines.forEach((l, i) => expect(reader.line(l, i + 1, false)).toBeUndefined())
     expect(emitted).toHaveLength(0) // a late part could still belong to the run
     reader.line('data: [DONE]', 8, false)
+    // the fold holds a closed run until the next run's content (replay, every format): the next part shows it
+    reader.line('data: {"type":"start"}', 9, false)
     expect(emitted).toHaveLength(1)
     expect(emitted[0]?.ending).toEqual({ kind: 'answered' })
     expect(emitted[0]?.response).toBe('hey')
     expect(emitted[0]?.source).toEqual({ file: 'live.sse', firstLine: 5, lastLine: 7 })
     reader.end()
+    expect(emitted).toHaveLength(2)
+    expect(emitted[1]?.source).toEqual({ file: 'live.sse', firstLine: 9, lastLine: 9 })
+  })
+
+  it('SSE, live: [DONE] emits a run that has no finish at once', () => {
+    const emitted: RunResult[] = []
+    const reader = aiSdkReader((r) => emitted.push(r), { file: 'live.sse', live: true })
+    const lines = [': keep-alive', 'event: message', 'data: {"type":"start"}', 'data:{"type":"text-delta","id":"a","delta":"hey"}', 'data: {"type":"error","errorText":"boom"}']
+    lines.forEach((l, i) => expect(reader.line(l, i + 1, false)).toBeUndefined())
+    expect(emitted).toHaveLength(0)
+    reader.line('data: [DONE]', 6, false)
     expect(emitted).toHaveLength(1)
+    expect(emitted[0]?.ending).toEqual({ kind: 'failed', reason: 'error', phase: 'stream', error: { message: 'boom' } })
+    expect(emitted[0]?.source).toEqual({ file: 'live.sse', firstLine: 3, lastLine: 5 })
+    reader.end()
+    expect(emitted).toHaveLength(1)
+  })
+
+  it('live: a run is handed out at its finish; a later finish, error or abort is a note, never a run', () => {
+    const emitted: RunResult[] = []
+    const notes: Array<[number | undefined, string]> = []
+    const reader = aiSdkReader((r) => emitted.push(r), { live: true, note: (line, message) => notes.push([line, message]) })
+    const lines = ['{"type":"start"}', '{"type":"text-delta","id":"a","delta":"hi"}', '{"type":"finish","finishReason":"stop"}']
+    lines.forEach((l, i) => reader.line(l, i + 1, false))
+    expect(emitted.map((r) => [r.ending.kind, r.response])).toEqual([['answered', 'hi']])
+    reader.line('{"type":"error","error":"socket closed"}', 4, false)
+    reader.line('{"type":"finish","finishReason":"error"}', 5, false)
+    reader.end()
+    expect(emitted).toHaveLength(1)
+    expect(notes).toEqual([
+      [4, 'ignored a error part after the run had finished; its ending stands'],
+      [5, 'ignored a finish part after the run had finished; its ending stands'],
+    ])
   })
 
   it('non-JSON lines, non-objects and records without a type are diagnostics with their line; unknown types too; data-* parts are silent', async () => {
