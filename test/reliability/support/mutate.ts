@@ -50,6 +50,7 @@ const FORMAT_OF: Readonly<Record<string, string>> = {
   'ai-sdk-provider-chunks': 'ai-sdk',
   'ai-sdk-ui-message-stream': 'ai-sdk',
   'openai-agents-runstate': 'openai-agents',
+  'openai-agents-stream': 'openai-agents',
   acp: 'acp',
   hostile: 'native',
   native: 'native',
