@@ -2,10 +2,21 @@
  * The CLI entry function `main(argv, io)`: thin, streams injected, every failure an exit status (SPEC §1).
  * @module
  */
+import { readFileSync } from 'node:fs'
 import { commands } from './commands.js'
 import { EXIT, type CliIO } from './io.js'
 
-const VERSION = '0.1.0'
+/** The package's version, read from its package.json (one source for `--version`). @since 0.2.0 */
+export const VERSION: string = (() => {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown }
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown'
+  } catch {
+    return 'unknown'
+  }
+})()
+
+const commandOf = (name: string | undefined) => (name !== undefined && Object.hasOwn(commands, name) ? commands[name] : undefined)
 
 /** Top-level help. @since 0.1.0 */
 export const mainHelp = (): string => {
@@ -36,15 +47,21 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO): Promise<numb
   try {
     const [first, ...rest] = argv
     if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
-      if (first === 'help' && rest[0] !== undefined && commands[rest[0]] !== undefined) return await (commands[rest[0]] as { run: (a: ReadonlyArray<string>, i: CliIO) => Promise<number> }).run(['--help'], io)
+      if (first === 'help' && rest[0] !== undefined) {
+        const c = commandOf(rest[0])
+        if (c !== undefined) return await c.run(['--help'], io)
+        io.stderr.write(`run-outcome: unknown command "${rest[0].slice(0, 40)}". Commands: ${Object.keys(commands).join(', ')}.\n`)
+        return EXIT.usage
+      }
       io.stdout.write(mainHelp())
       return first === undefined ? EXIT.usage : EXIT.ok
     }
-    if (first === '--version' || first === '-V') {
+    // --version / -v / -V, alone or after a command (`run-outcome replay --version`)
+    if (first === '--version' || first === '-V' || first === '-v' || (rest.length === 1 && (rest[0] === '--version' || rest[0] === '-v') && commandOf(first) !== undefined)) {
       io.stdout.write(`${VERSION}\n`)
       return EXIT.ok
     }
-    const command = Object.hasOwn(commands, first) ? commands[first] : undefined
+    const command = commandOf(first)
     if (command === undefined) {
       io.stderr.write(`run-outcome: unknown command "${first.slice(0, 40)}". Commands: ${Object.keys(commands).join(', ')}.\nTry 'run-outcome --help'.\n`)
       return EXIT.usage
