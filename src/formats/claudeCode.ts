@@ -14,7 +14,7 @@
  * Each root `result` ends a run (with `--input-format stream-json` there is one per turn). A further `result`
  * with no user or assistant record since the previous one belongs to that run: it does not override it and
  * becomes a diagnostic (K7). To allow that, a closed run is handed out when the next user or assistant record
- * arrives, or when the input ends. A `result` whose `session_id` differs from the run's (a background
+ * arrives, or when the input ends (live, at its result; the late result is then a note). A `result` whose `session_id` differs from the run's (a background
  * subagent's) is listed in `children` and never ends the run (K9). The ending of a `result`, in this order:
  * - `terminal_reason` `aborted_streaming` / `aborted_tools`, or `error_during_execution` after a root
  *   `[Request interrupted by user…]` message → `stopped` by `caller` (K8);
@@ -45,14 +45,17 @@
  *
  * ## stream-json: usage and cost (cumulative per process)
  * `total_cost_usd`, `modelUsage` and `num_turns` are running totals of the process, so a run's figures are the
- * latest totals minus those of the previous run's `result` (never a sum; a total that goes down, or a new
- * `system/init` session, restarts the baseline) (K11). Usage per model is the change in `modelUsage`
+ * latest totals minus those of the previous run's `result` (never a sum; a total that goes down restarts from
+ * zero, with a diagnostic; a new `system/init` session starts fresh totals) (K11). Usage per model is the change in `modelUsage`
  * (`inputTokens`, `cacheReadInputTokens`, `cacheCreationInputTokens`, `outputTokens` → input, cache read,
  * cache write, output tokens; `costUSD` → `costUsd`); it includes subagents. When `modelUsage` is absent or
  * empty, usage comes from the assistant messages (root and subagents), counted once per `message.id` with
  * the last copy, and per-model cost is unknown unless a single model is involved. The run's cost is the
- * change in `total_cost_usd` (complete); a result without it, or a model without `costUSD`, makes the cost
- * missing (`totalUsd` null, K12). `turns` is the change in `num_turns`.
+ * change in `total_cost_usd` (complete; with one model, that model's cost too); a model whose usage moved
+ * without a `costUSD` makes the cost missing (`totalUsd` null, K12). A result without `total_cost_usd` leaves
+ * the cost to the priced items: the `modelUsage` changes with their `costUSD`, or the assistant messages (which
+ * carry none: missing). `turns` is the change in `num_turns`, else the root assistant messages (distinct
+ * `message.id`s) of the run.
  *
  * ## Transcripts: runs and inferred endings
  * Each real prompt (a root user record typed by the person: not a `tool_result`, not `isMeta`, not a
@@ -83,14 +86,42 @@
  * assistant API responses (distinct `message.id`s) of the run.
  *
  * Lenient: non-JSON lines, records of unknown types and known records with fields of unexpected types are
- * diagnostics; the reader never returns a `ProtocolError`.
+ * diagnostics; the reader never returns a `ProtocolError`, and never throws on any value (a live SDK stream's
+ * objects included: a field whose getter throws skips that record with a diagnostic).
+ *
+ * ## Translation (protocol 2)
+ * The format is a `Translator` ({@link claudeCodeTranslator}) whose records become native events for the one
+ * fold (details in `claudeCode/stream.ts` and `claudeCode/transcript.ts`). stream-json: messages → `turn/start`
+ * (a new root `message.id`), `assistant/message` (`messageId` = `message.id`), `tool/call`, `tool/result`,
+ * `user/message`; subagent messages → the same facts in the child's session; Task/Agent calls, `task_started` /
+ * `task_notification` and results of other sessions → `subagent/started` and the child's `turn/end`; a synthetic
+ * API-error message → `stream/error` (`provider_error`); each root `result` → `usage/total` running totals
+ * (counters per process session; the fold differences them), `permission/denied`, `turn/end` and the root idle;
+ * a further result with nothing in between → a `turn/end` after that idle, which the fold keeps out of the run's
+ * ending (K7). Transcripts: the inferred ending of a run → a `turn/end` with `inferred: true`, then the root idle,
+ * both stated between records when the next real prompt arrives (and the ending at the end of the input);
+ * sidechain records → a session that is neither the root nor a child; a Task result naming an `agentId` →
+ * `subagent/started { childSessionId: agentId, previousSessionId: callId }`.
  *
  * @module
  */
-import { addDiagnostic, newDraft, touch, type RunDraft, type RunResult } from '../core/RunResult.js'
-import { StreamReader } from './claudeCode/stream.js'
-import { TRANSCRIPT_TYPES, TranscriptReader, type SubagentMode } from './claudeCode/transcript.js'
-import { NOT_JSON, isObject, parseJson, type Obj } from './json.js'
+import * as t from 'io-ts'
+import { Pipeline } from '../core/pipeline.js'
+import type { RunResult } from '../core/RunResult.js'
+import type { Emit, Translator } from '../core/translator.js'
+import { newStreamState, streamRecord, StreamStateCodec, type StreamState } from './claudeCode/stream.js'
+import {
+  newTranscriptState,
+  TRANSCRIPT_TYPES,
+  transcriptEnd,
+  transcriptRecord,
+  TranscriptStateCodec,
+  type SubagentMode,
+  type TranscriptState,
+} from './claudeCode/transcript.js'
+import { emitDiagnostic } from './events.js'
+import { documentReaderFrom, readerFrom } from './fromTranslator.js'
+import { isObject, type Obj } from './json.js'
 import type { FormatModule, LineReader, ReaderOptions } from './types.js'
 
 const STREAM_TYPES: ReadonlySet<string> = new Set(['system', 'assistant', 'user', 'result', 'stream_event', 'tool_progress', 'rate_limit_event', 'auth_status'])
@@ -181,6 +212,112 @@ export const sniffClaudeCodeDocument = (doc: unknown): number => {
   return score(t)
 }
 
+/** The Claude Code translator's state: which shape the input turned out to be, and that shape's state. @since 0.2.0 */
+export interface ClaudeCodeState {
+  file: string | null
+  /** How a transcript's sidechain records are read (see {@link ClaudeCodeReaderOptions.subagent}). */
+  subagent: 'auto' | 'sub' | 'main'
+  shape: 'stream' | 'transcript' | null
+  stream: StreamState | null
+  transcript: TranscriptState | null
+}
+
+const ClaudeCodeStateCodec: t.Type<ClaudeCodeState, unknown> = t.type({
+  file: t.union([t.string, t.null]),
+  subagent: t.keyof({ auto: null, sub: null, main: null }),
+  shape: t.union([t.literal('stream'), t.literal('transcript'), t.null]),
+  stream: t.union([StreamStateCodec, t.null]),
+  transcript: t.union([TranscriptStateCodec, t.null]),
+}) as unknown as t.Type<ClaudeCodeState, unknown>
+
+const NOT_AN_OBJECT = 'skipped a value that is not a JSON object'
+
+/** One value: a record of the shape the input has (the first recognisable record fixes it). Never throws. */
+const one = (s: ClaudeCodeState, v: unknown, emit: Emit): void => {
+  try {
+    if (!isObject(v)) {
+      emitDiagnostic(emit, NOT_AN_OBJECT)
+      return
+    }
+    if (s.shape === null) {
+      const shape = shapeOf(v)
+      if (shape === undefined) {
+        emitDiagnostic(emit, typeof v['type'] === 'string' ? 'skipped a record that is not recognisably Claude Code' : 'skipped a record without a string "type"')
+        return
+      }
+      s.shape = shape
+      if (shape === 'stream') s.stream = newStreamState()
+      else s.transcript = newTranscriptState(s.file, s.subagent === 'auto' ? 'auto' : s.subagent === 'sub')
+    }
+    if (s.stream !== null) streamRecord(s.stream, v, emit)
+    else if (s.transcript !== null) transcriptRecord(s.transcript, v, emit)
+  } catch {
+    // a live object whose getter throws, or a value no JSON parser makes: the record is skipped
+    emitDiagnostic(emit, 'skipped a record that could not be read')
+  }
+}
+
+/** A parsed value: an array (a one-line `--output-format json` array, a whole document) is read element by element. */
+const value = (s: ClaudeCodeState, v: unknown, emit: Emit): void => {
+  let isArray = false
+  try {
+    isArray = Array.isArray(v)
+  } catch {
+    // a revoked proxy
+  }
+  if (!isArray) {
+    one(s, v, emit)
+    return
+  }
+  const a = v as ReadonlyArray<unknown>
+  let n = 0
+  try {
+    n = a.length
+  } catch {
+    emitDiagnostic(emit, 'skipped a record that could not be read')
+  }
+  for (let i = 0; i < n; i++) {
+    let x: unknown
+    try {
+      x = a[i]
+    } catch {
+      emitDiagnostic(emit, 'skipped a record that could not be read')
+      continue
+    }
+    one(s, x, emit)
+  }
+}
+
+const translatorFor = (subagent: 'auto' | 'sub' | 'main'): Translator<ClaudeCodeState> => ({
+  format: 'claude-code',
+  stateCodec: ClaudeCodeStateCodec,
+  init: (options) => ({ file: options.file ?? null, subagent, shape: null, stream: null, transcript: null }),
+  record(s, v, _line, emit) {
+    value(s, v, emit)
+    return undefined
+  },
+  text(_s, _text, _line, unterminated, emit) {
+    emitDiagnostic(emit, unterminated ? 'skipped the last line: it was cut off (no newline) and is not valid JSON' : 'skipped a non-JSON line')
+    return undefined
+  },
+  document(s, doc, emit) {
+    value(s, doc, emit)
+  },
+  end(s, emit) {
+    if (s.transcript !== null) transcriptEnd(s.transcript, emit)
+  },
+})
+
+/**
+ * The Claude Code translator (any of the three shapes): records (parsed lines, or the objects of a live Agent SDK
+ * stream; an array is read element by element) → native events. Sidechains of transcripts are read in `auto`
+ * mode. Never returns a `ProtocolError` and never throws.
+ * @since 0.2.0
+ */
+export const claudeCodeTranslator: Translator<ClaudeCodeState> = translatorFor('auto')
+const subagentFileTranslator = translatorFor('sub')
+const mainSessionTranslator = translatorFor('main')
+
 /** Options of {@link createClaudeCodeReader} beyond the common reader options. @since 0.1.0 */
 export interface ClaudeCodeReaderOptions {
   /**
@@ -199,8 +336,9 @@ export interface ClaudeCodeLineReader extends LineReader {
 }
 
 /**
- * Makes a Claude Code reader (any of the three shapes). `emit` gets each run as it is handed out (see the
- * module doc for when). Never throws and never returns a `ProtocolError`.
+ * Makes a Claude Code reader (any of the three shapes) over the pipeline of {@link claudeCodeTranslator}.
+ * `emit` gets each run as it is handed out (see the module doc for when); notes go to `options.note`. Never
+ * throws and never returns a `ProtocolError`.
  * @since 0.1.0
  */
 export const createClaudeCodeReader = (
@@ -208,56 +346,30 @@ export const createClaudeCodeReader = (
   options: ReaderOptions,
   extra: ClaudeCodeReaderOptions = {},
 ): ClaudeCodeLineReader => {
-  const file = options.file ?? null
-  const live = options.live === true ? (options.note !== undefined ? { note: options.note } : {}) : null
-  let impl: StreamReader | TranscriptReader | null = null
-  const pre: RunDraft = newDraft()
-  const draft = (): RunDraft => (impl === null ? pre : impl.draft)
-  const one = (v: unknown, lineNo: number | undefined): void => {
-    if (!isObject(v)) {
-      touch(draft(), lineNo)
-      addDiagnostic(draft(), lineNo, 'skipped a value that is not a JSON object')
-      return
-    }
-    if (impl === null) {
-      const s = shapeOf(v)
-      if (s === undefined) {
-        touch(pre, lineNo)
-        const type = v['type']
-        addDiagnostic(pre, lineNo, typeof type === 'string' ? 'skipped a record that is not recognisably Claude Code' : 'skipped a record without a string "type"')
-        return
-      }
-      impl = s === 'stream' ? new StreamReader(emit, file, pre, live) : new TranscriptReader(emit, file, pre, extra.subagent ?? 'auto')
-    }
-    impl.record(v, lineNo)
-  }
-  const value = (v: unknown, lineNo: number | undefined): void => {
-    if (Array.isArray(v)) {
-      for (const x of v) one(x, lineNo)
-    } else one(v, lineNo)
+  const translator = extra.subagent === true ? subagentFileTranslator : extra.subagent === false ? mainSessionTranslator : claudeCodeTranslator
+  const p = new Pipeline(translator, { file: options.file ?? null, ...(options.live === true ? { live: true } : {}) })
+  const flush = (): void => {
+    for (const r of p.takeResults()) emit(r)
+    for (const n of p.takeNotes()) options.note?.(n.line, n.message)
   }
   return {
-    value,
+    value(v, lineNo) {
+      p.record(v, lineNo)
+      flush()
+    },
     line(text, lineNo, unterminated) {
-      const v = parseJson(text)
-      if (v === NOT_JSON) {
-        touch(draft(), lineNo)
-        addDiagnostic(draft(), lineNo, unterminated ? 'skipped the last line: it was cut off (no newline) and is not valid JSON' : 'skipped a non-JSON line')
-        return undefined
-      }
-      value(v, lineNo)
+      p.textLine(text, lineNo, unterminated)
+      flush()
       return undefined
     },
-    snapshot() {
-      return impl instanceof StreamReader ? impl.snapshot() : undefined
+    snapshot: () => p.snapshot(),
+    quiet() {
+      p.quiet()
+      flush()
     },
     end() {
-      if (impl !== null) {
-        impl.end()
-        return
-      }
-      const t = new StreamReader(emit, file, pre)
-      t.end()
+      p.end()
+      flush()
     },
   }
 }
@@ -272,12 +384,7 @@ export const claudeCodeFormat: FormatModule = {
   description: 'Claude Code: stream-json / Agent SDK messages, --output-format json, and ~/.claude/projects transcripts',
   sniffLines: sniffClaudeCodeLines,
   sniffDocument: sniffClaudeCodeDocument,
-  reader: (emit, options) => createClaudeCodeReader(emit, options),
-  readDocument(doc, options) {
-    const runs: Array<RunResult> = []
-    const r = createClaudeCodeReader((x) => runs.push(x), options)
-    r.value(doc, undefined)
-    r.end()
-    return runs
-  },
+  reader: readerFrom(claudeCodeTranslator),
+  readDocument: documentReaderFrom(claudeCodeTranslator),
+  translator: claudeCodeTranslator,
 }

@@ -113,7 +113,7 @@ describe('K7: a second result for one turn', () => {
     expect(r.cost.totalUsd).toBe(0.02)
     expect(r.diagnostics).toHaveLength(1)
     expect(r.diagnostics[0]?.line).toBe(5)
-    expect(r.diagnostics[0]?.message).toContain('further result record')
+    expect(r.diagnostics[0]?.message).toContain('ignored a further terminal record')
     expect(r.source).toEqual({ file: null, firstLine: 1, lastLine: 5 })
   })
   it('a result after new input is a new run, and the earlier run is handed out before it', () => {

@@ -1,20 +1,27 @@
 /**
- * Helpers shared by the Claude Code readers (stream-json and on-disk transcripts): the record and message
- * checks and content-block reading both make, Anthropic usage mapping, the per-message usage ledger (dedupe by
- * `message.id`, last copy wins) and the classification of user text (prompt, slash command, interrupt marker,
- * hook feedback).
+ * Helpers shared by the Claude Code translators (stream-json and on-disk transcripts): the record checks both
+ * make, Anthropic usage mapping, bounded id memories kept as plain JSON, the classification of user text
+ * (prompt, slash command, interrupt marker, hook feedback) and the native events both write for an assistant
+ * message's blocks.
  *
  * Nothing here stringifies input values or throws on odd input.
  *
  * @module
  * @internal
  */
-import type { EndingError, Failed, PendingItem } from '../../core/RunEnding.js'
-import { addDiagnostic, ensureChild, touch, type ModelDraft, type RunDraft } from '../../core/RunResult.js'
+import * as t from 'io-ts'
+import type { NativeUsage } from '../../core/events.js'
+import type { PendingItem } from '../../core/RunEnding.js'
+import type { Emit } from '../../core/translator.js'
+import { emitDiagnostic, nativeEvent, type DataIn, type Origin, type ReasonIn } from '../events.js'
 import { isObject, short, str, type Obj } from '../json.js'
 
 /** The value when it is a finite number, negative ones included, else `undefined`. @internal */
 export const num = (u: unknown): number | undefined => (typeof u === 'number' && Number.isFinite(u) ? u : undefined)
+
+/** The value when it is a count the fold can keep: finite, 0 … 2^53−1, else `undefined`. @internal */
+export const amount = (u: unknown): number | undefined =>
+  typeof u === 'number' && Number.isFinite(u) && u >= 0 && u <= Number.MAX_SAFE_INTEGER ? u : undefined
 
 /** A type name safe to quote in a diagnostic: at most 60 characters. @internal */
 export const quoteType = (t: string): string => `"${short(t)}"`
@@ -34,20 +41,10 @@ export const MAX_MESSAGE_CHARS = 10_000
 /** Truncates a message taken from the input. @internal */
 export const clip = (s: string, max = MAX_MESSAGE_CHARS): string => (s.length > max ? `${s.slice(0, max)}…` : s)
 
-/** Token buckets of one Anthropic message, in our disjoint names (tokens). @internal */
-export interface Buckets {
-  inputTokens: number
-  cacheReadTokens: number
-  cacheWriteTokens: number
-  outputTokens: number
-  reasoningTokens: number
-}
-
-const zero = (): Buckets => ({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 })
-
+/** A token count: absent (`undefined`), valid, or of the wrong type (`null`). */
 const count = (u: unknown): number | null | undefined => {
   if (u === undefined || u === null) return undefined
-  return typeof u === 'number' && Number.isFinite(u) && u >= 0 ? u : null
+  return amount(u) ?? null
 }
 
 /**
@@ -58,24 +55,21 @@ const count = (u: unknown): number | null | undefined => {
  * type (the caller adds a diagnostic), `undefined` when the value is not a usage object at all.
  * @internal
  */
-export const anthropicBuckets = (u: unknown): Buckets | null | undefined => {
+export const anthropicBuckets = (u: unknown): NativeUsage | null | undefined => {
   if (!isObject(u)) return undefined
-  const b = zero()
   const i = count(u['input_tokens'])
   const r = count(u['cache_read_input_tokens'])
   const w = count(u['cache_creation_input_tokens'])
   const o = count(u['output_tokens'])
   if (i === null || r === null || w === null || o === null) return null
-  b.inputTokens = i ?? 0
-  b.cacheReadTokens = r ?? 0
-  b.cacheWriteTokens = w ?? 0
-  b.outputTokens = o ?? 0
+  const out = o ?? 0
+  let reasoning = 0
   const details = u['output_tokens_details']
   if (isObject(details)) {
-    const t = count(details['thinking_tokens'])
-    if (typeof t === 'number') b.reasoningTokens = Math.min(t, b.outputTokens)
+    const th = count(details['thinking_tokens'])
+    if (typeof th === 'number') reasoning = Math.min(th, out)
   }
-  return b
+  return { inputTokens: i ?? 0, cacheReadTokens: r ?? 0, cacheWriteTokens: w ?? 0, outputTokens: out, reasoningTokens: reasoning } as NativeUsage
 }
 
 /**
@@ -84,202 +78,96 @@ export const anthropicBuckets = (u: unknown): Buckets | null | undefined => {
  * absent). `null` when a count has the wrong type.
  * @internal
  */
-export const modelUsageEntry = (u: unknown): { b: Buckets; cost: number | undefined } | null => {
+export const modelUsageEntry = (u: unknown): { usage: NativeUsage; cost: number | undefined } | null => {
   if (!isObject(u)) return null
   const i = count(u['inputTokens'])
   const r = count(u['cacheReadInputTokens'])
   const w = count(u['cacheCreationInputTokens'])
   const o = count(u['outputTokens'])
   if (i === null || r === null || w === null || o === null) return null
-  const c = u['costUSD']
   return {
-    b: { inputTokens: i ?? 0, cacheReadTokens: r ?? 0, cacheWriteTokens: w ?? 0, outputTokens: o ?? 0, reasoningTokens: 0 },
-    cost: typeof c === 'number' && Number.isFinite(c) && c >= 0 ? c : undefined,
+    usage: { inputTokens: i ?? 0, cacheReadTokens: r ?? 0, cacheWriteTokens: w ?? 0, outputTokens: o ?? 0, reasoningTokens: 0 } as NativeUsage,
+    cost: amount(u['costUSD']),
   }
 }
 
-/** How many recent message ids the ledger remembers to replace a repeated copy. @internal */
-export const LEDGER_WINDOW = 512
+// ---- bounded id memories (plain JSON) -------------------------------------------------------------------
 
-/** One model's running sums inside a {@link UsageLedger}. */
-class ModelAcc implements Buckets {
-  inputTokens = 0
-  cacheReadTokens = 0
-  cacheWriteTokens = 0
-  outputTokens = 0
-  reasoningTokens = 0
-  items = 0
-}
+/** How many recent ids an id memory keeps by default (message ids, tool-call ids of one run). @internal */
+export const ID_WINDOW = 512
 
-interface LedgerEntry {
-  acc: ModelAcc
-  b: Buckets
-}
+/** Subagent calls of one run whose result is still awaited, remembered at most. @internal */
+export const TASK_WINDOW = 4096
 
 /**
- * Usage of the assistant messages of one run, counted once per `message.id` with the **last** copy's
- * figures: streaming writes one record per content block, each repeating the message's usage (often
- * non-final until the last). A repeated id replaces the previous copy's contribution. Memory is bounded:
- * only the last {@link LEDGER_WINDOW} ids are remembered (copies of one message are written together).
+ * A bounded set of recently seen ids, as plain JSON: the last `cap` ids added, in a ring (the oldest is forgotten
+ * when a new one comes), so memory stays flat however long the log is. While it holds few ids they are searched
+ * in the ring; past {@link SMALL_SET} ids, `has` indexes them by `#`-prefixed key.
  * @internal
  */
-export class UsageLedger {
-  private readonly recent = new Map<string, LedgerEntry>()
-  readonly models = new Map<string, ModelAcc>()
-  private lastModel: string | undefined = undefined
-  private lastAcc: ModelAcc | undefined = undefined
-  /** Distinct messages that carried usage (priced items). */
-  items = 0
+export interface IdSet {
+  ring: Array<string>
+  pos: number
+  has: Record<string, true> | null
+}
 
-  private acc(model: string): ModelAcc {
-    if (model === this.lastModel && this.lastAcc !== undefined) return this.lastAcc
-    let m = this.models.get(model)
-    if (m === undefined) {
-      m = new ModelAcc()
-      this.models.set(model, m)
-    }
-    this.lastModel = model
-    this.lastAcc = m
-    return m
-  }
+/** Ids an {@link IdSet} searches in its ring before it indexes them (most runs call a few tools). @internal */
+export const SMALL_SET = 48
 
-  /** Adds a message's usage; returns `true` when the id was not seen recently (a new message). */
-  add(id: string | undefined, model: string, b: Buckets): boolean {
-    const m = this.acc(model)
-    if (id !== undefined) {
-      const prev = this.recent.get(id)
-      if (prev !== undefined) {
-        const pm = prev.acc
-        pm.inputTokens += b.inputTokens - prev.b.inputTokens
-        pm.cacheReadTokens += b.cacheReadTokens - prev.b.cacheReadTokens
-        pm.cacheWriteTokens += b.cacheWriteTokens - prev.b.cacheWriteTokens
-        pm.outputTokens += b.outputTokens - prev.b.outputTokens
-        pm.reasoningTokens += b.reasoningTokens - prev.b.reasoningTokens
-        if (pm !== m) {
-          // the copy names another model: move the item
-          pm.inputTokens -= b.inputTokens
-          pm.cacheReadTokens -= b.cacheReadTokens
-          pm.cacheWriteTokens -= b.cacheWriteTokens
-          pm.outputTokens -= b.outputTokens
-          pm.reasoningTokens -= b.reasoningTokens
-          pm.items--
-          this.put(m, b)
-          this.items--
-          prev.acc = m
-        }
-        prev.b = b
-        return false
-      }
-      this.recent.set(id, { acc: m, b })
-      if (this.recent.size > LEDGER_WINDOW) {
-        const oldest = this.recent.keys().next()
-        if (oldest.done !== true) this.recent.delete(oldest.value)
-      }
+/** io-ts codec of an {@link IdSet}. @internal */
+export const IdSetCodec: t.Type<IdSet, unknown> = t.type({
+  ring: t.array(t.string),
+  pos: t.number,
+  has: t.union([t.record(t.string, t.literal(true)), t.null]),
+}) as unknown as t.Type<IdSet, unknown>
+
+/** An empty id memory. @internal */
+export const newIdSet = (): IdSet => ({ ring: [], pos: 0, has: null })
+
+/**
+ * An empty index. It has no prototype: V8 keeps such an object a hash table from the start, where an object
+ * literal would make a new hidden class for every distinct id added to it.
+ */
+const newIndex = (): Record<string, true> => Object.create(null) as Record<string, true>
+
+/** `true` when `id` is remembered. @internal */
+export const hasId = (s: IdSet, id: string): boolean => (s.has === null ? s.ring.includes(id) : s.has[`#${id}`] === true)
+
+/** Remembers `id`; `true` when it was not already remembered. @internal */
+export const addId = (s: IdSet, id: string, cap = ID_WINDOW): boolean => {
+  if (hasId(s, id)) return false
+  const ring = s.ring
+  if (ring.length < cap) {
+    ring.push(id)
+    if (s.has !== null) s.has[`#${id}`] = true
+    else if (ring.length > SMALL_SET) {
+      const has = newIndex()
+      for (let i = 0; i < ring.length; i++) has[`#${ring[i] as string}`] = true
+      s.has = has
     }
-    this.put(m, b)
-    this.items++
     return true
   }
-
-  private put(m: ModelAcc, b: Buckets): void {
-    m.inputTokens += b.inputTokens
-    m.cacheReadTokens += b.cacheReadTokens
-    m.cacheWriteTokens += b.cacheWriteTokens
-    m.outputTokens += b.outputTokens
-    m.reasoningTokens += b.reasoningTokens
-    m.items++
+  const old = ring[s.pos] as string
+  ring[s.pos] = id
+  s.pos = (s.pos + 1) % cap
+  if (s.has !== null) {
+    delete s.has[`#${old}`]
+    s.has[`#${id}`] = true
   }
+  return true
 }
 
-/** One model's usage for a run, with its cost (USD) or `undefined` when unknown. @internal */
-export interface ModelFigure {
-  readonly model: string
-  readonly b: Buckets
-  readonly cost: number | undefined
-  /** Priced items behind this figure (messages; 1 for a `modelUsage` delta). */
-  readonly items: number
-}
-
-/**
- * Writes a run's usage and cost into the draft, replacing what was there: buckets summed over the models,
- * `byModel` per model, and the cost. `total` is the run's cost when the source states it for the whole run
- * (`null` when it is unknown); per-model costs that are unknown are counted missing on that model, and
- * on the run too unless `total` is known.
- * @internal
- */
-export const writeUsage = (d: RunDraft, figures: ReadonlyArray<ModelFigure>, total: number | null | undefined): void => {
-  const u = d.usage
-  u.inputTokens = 0
-  u.cacheReadTokens = 0
-  u.cacheWriteTokens = 0
-  u.outputTokens = 0
-  u.reasoningTokens = 0
-  d.byModel = {}
-  let cost = 0
-  let items = 0
-  let missing = 0
-  for (const f of figures) {
-    const m: ModelDraft = {
-      inputTokens: f.b.inputTokens,
-      cacheReadTokens: f.b.cacheReadTokens,
-      cacheWriteTokens: f.b.cacheWriteTokens,
-      outputTokens: f.b.outputTokens,
-      reasoningTokens: f.b.reasoningTokens,
-      costUsd: f.cost ?? 0,
-      costMissing: f.cost === undefined ? Math.max(1, f.items) : 0,
-      items: Math.max(1, f.items),
-    }
-    d.byModel[`#${f.model}`] = m
-    u.inputTokens += m.inputTokens
-    u.cacheReadTokens += m.cacheReadTokens
-    u.cacheWriteTokens += m.cacheWriteTokens
-    u.outputTokens += m.outputTokens
-    u.reasoningTokens += m.reasoningTokens
-    items += Math.max(1, f.items)
-    if (f.cost === undefined) missing += Math.max(1, f.items)
-    else cost += f.cost
+/** Forgets `id`. @internal */
+export const dropId = (s: IdSet, id: string): void => {
+  if (s.has !== null) {
+    delete s.has[`#${id}`]
+    return
   }
-  if (total === undefined) {
-    d.costUsd = cost
-    d.costItems = items
-    d.costMissing = missing
-  } else if (total === null) {
-    d.costUsd = 0
-    d.costItems = Math.max(items, 1)
-    d.costMissing = Math.max(missing, 1)
-  } else {
-    d.costUsd = total
-    d.costItems = Math.max(items, 1)
-    d.costMissing = 0
-  }
+  const i = s.ring.indexOf(id)
+  if (i >= 0) s.ring.splice(i, 1)
 }
 
-/** The ledger's models as figures with unknown cost (transcripts; stream-json without `modelUsage`). @internal */
-export const ledgerFigures = (l: UsageLedger): Array<ModelFigure> => {
-  const out: Array<ModelFigure> = []
-  for (const [model, m] of l.models) {
-    if (m.items <= 0) continue
-    out.push({
-      model,
-      b: {
-        inputTokens: m.inputTokens,
-        cacheReadTokens: m.cacheReadTokens,
-        cacheWriteTokens: m.cacheWriteTokens,
-        outputTokens: m.outputTokens,
-        reasoningTokens: m.reasoningTokens,
-      },
-      cost: undefined,
-      items: m.items,
-    })
-  }
-  return out
-}
-
-/** Rounds away float noise left by subtracting two running totals (USD). @internal */
-export const roundUsd = (x: number): number => {
-  const y = Math.round(x * 1e10) / 1e10
-  return Number.isFinite(y) ? y : x
-}
+// ---- user text --------------------------------------------------------------------------------------------
 
 /** What a user record's text says. @internal */
 export type UserTextKind =
@@ -351,18 +239,6 @@ export const cutOffReason = (stop: string | undefined | null): string | undefine
   }
 }
 
-/** Renames a child (keeps its ending), e.g. from a Task call id to the agent id its result names. @internal */
-export const renameChild = (d: RunDraft, from: string, to: string): void => {
-  if (from === to) return
-  const i = d.childIndex[`#${from}`]
-  if (i === undefined || d.childIndex[`#${to}`] !== undefined) return
-  const c = d.children[i]
-  if (c === undefined) return
-  c.sessionId = to
-  delete d.childIndex[`#${from}`]
-  d.childIndex[`#${to}`] = i
-}
-
 /** Text of the first text block of a tool_result's content (string or blocks), for a child's error message. @internal */
 export const toolResultText = (content: unknown): string | undefined => {
   if (typeof content === 'string') return content
@@ -372,157 +248,226 @@ export const toolResultText = (content: unknown): string | undefined => {
   return undefined
 }
 
-/** Adds a diagnostic for a record whose fields have unexpected types (type name quoted, ≤ 60 chars). @internal */
-export const badRecord = (d: RunDraft, line: number | undefined, type: string, what: string): void =>
-  addDiagnostic(d, line, `skipped a ${quoteType(type)} record: ${what}`)
+// ---- turn/end reasons -------------------------------------------------------------------------------------
+
+/** `completed` (answered). @internal */
+export const COMPLETED: ReasonIn = { kind: 'completed' }
+/** Stopped by the caller (an interrupt). @internal */
+export const ABORTED_BY_USER: ReasonIn = { kind: 'aborted', reason: { kind: 'user' } }
 
 /**
- * The `type` of a record, or `undefined` when it has no string `type`: then the line is counted in `d` with a
- * diagnostic, and the caller skips the record.
+ * The reason of a subagent whose `tool_result` block says `is_error`: `failed` `error`, with the text of the
+ * result's `content` (at most 2,000 characters) as the error message when it has one.
  * @internal
  */
-export const recordType = (d: RunDraft, v: Obj, line: number | undefined): string | undefined => {
-  const type = v['type']
-  if (typeof type === 'string') return type
-  touch(d, line)
-  addDiagnostic(d, line, 'skipped a record without a string "type"')
-  return undefined
+export const failedToolResult = (content: unknown): ReasonIn => {
+  const text = toolResultText(content)
+  return text !== undefined ? { kind: 'failed', reason: 'error', error: { message: clip(text, 2000) } } : { kind: 'failed', reason: 'error' }
 }
 
-/**
- * A record of a type the reader does not fold: its line and time are counted in `d`; a type not in `known`
- * (the types the reader skips on purpose) is also a diagnostic naming it.
- * @internal
- */
-export const otherRecord = (
-  d: RunDraft,
-  line: number | undefined,
-  time: string | number | undefined,
-  type: string,
-  known: ReadonlySet<string>,
-): void => {
-  touch(d, line, time)
-  if (!known.has(type)) addDiagnostic(d, line, `ignored a record of unknown type ${quoteType(type)}`)
-}
+/** The message of an API error the source wrote as assistant text: that text (clipped), or `API error` when it has none. @internal */
+export const apiErrorMessage = (text: string | null): string => (text !== null ? clip(text) : 'API error')
 
-/**
- * The `message` object of a `user` or `assistant` record, or `undefined` when it is not an object: then the
- * line is counted in `d` with a diagnostic, and the caller skips the record.
- * @internal
- */
-export const messageOf = (
-  d: RunDraft,
-  v: Obj,
-  line: number | undefined,
-  time: string | number | undefined,
-  type: 'user' | 'assistant',
-): Obj | undefined => {
-  const msg = v['message']
-  if (isObject(msg)) return msg
-  touch(d, line, time)
-  badRecord(d, line, type, 'its message is not an object')
-  return undefined
-}
+/** An error of a message and an optional code (the `code` field left out when there is none). @internal */
+export const endingError = (message: string, code: string | number | null | undefined): { message: string; code?: string | number } =>
+  code !== undefined && code !== null ? { message, code } : { message }
 
-/** The model name Claude Code gives the assistant messages it writes itself (errors, interruptions): no usage. @internal */
-export const SYNTHETIC_MODEL = '<synthetic>'
+// ---- records ----------------------------------------------------------------------------------------------
 
-/**
- * Adds the `usage` of an assistant message (with its `message.id` and model) to the run's ledger. A usage with
- * a count of the wrong type is a diagnostic instead; a missing usage adds nothing.
- * @internal
- */
-export const addMessageUsage = (
-  d: RunDraft,
-  ledger: UsageLedger,
-  line: number | undefined,
-  id: string | undefined,
-  model: string,
-  usage: unknown,
-): void => {
-  const b = anthropicBuckets(usage)
-  if (b === null) addDiagnostic(d, line, 'ignored the usage of an assistant message: a token count is not a non-negative number')
-  else if (b !== undefined) ledger.add(id, model, b)
-}
+/** A diagnostic for a record whose fields have unexpected types (type name quoted, ≤ 60 chars). @internal */
+export const badRecord = (emit: Emit, type: string, what: string, time?: string | number): void =>
+  emitDiagnostic(emit, `skipped a ${quoteType(type)} record: ${what}`, false, time)
+
+/** The diagnostic for a record of a type the reader does not know. @internal */
+export const unknownType = (emit: Emit, type: string, time?: string | number): void =>
+  emitDiagnostic(emit, `ignored a record of unknown type ${quoteType(type)}`, false, time)
 
 /** `more` appended to the text so far (`null` when there is none yet), after a blank line. @internal */
 export const joinText = (text: string | null, more: string): string => (text === null ? more : `${text}\n\n${more}`)
 
+/** The model name Claude Code gives the assistant messages it writes itself (errors, interruptions): no usage. @internal */
+export const SYNTHETIC_MODEL = '<synthetic>'
+
+/** The content of an `assistant/message` event: one text block (the message's text blocks joined), or none. */
+const NO_CONTENT: ReadonlyArray<Record<string, unknown>> = Object.freeze([])
+
 /**
- * Reads the content blocks of an assistant message into the run. Each tool call (`tool_use`,
- * `server_tool_use`) counts once per id (`tools` remembers the ids seen); a `tool_use` of a subagent tool
- * (also a `server_tool_use` one when `serverSubagents`) opens a child of the run keyed by its id, and the id
- * goes to `taskIds`, so that its tool_result can end the child. Returns the text blocks joined by blank lines,
- * or `null` when there are none (or `content` is not an array).
+ * `{ content }` of an `assistant/message` whose text is `text` (`null`: no text): the record's own blocks when
+ * they are that one text block (a streamed message's usual copy), else one text block of `text`.
  * @internal
  */
-export const readAssistantBlocks = (
-  d: RunDraft,
+export const messageContent = (text: string | null, blocks?: unknown): { content: Array<Record<string, unknown>> } => {
+  if (text === null) return { content: NO_CONTENT as Array<Record<string, unknown>> }
+  if (Array.isArray(blocks) && blocks.length === 1) {
+    const b = blocks[0] as Record<string, unknown>
+    if (b['text'] === text && b['type'] === 'text') return { content: blocks as Array<Record<string, unknown>> }
+  }
+  return { content: [{ type: 'text', text }] }
+}
+
+/** The data of an `assistant/message` (built without spreads: one object of a stable shape per case). @internal */
+export const messageData = (
+  message: { content: Array<Record<string, unknown>> },
+  usage: NativeUsage | undefined,
+  model: string,
+  id: string | undefined,
+): DataIn<'assistant/message'> =>
+  (usage !== undefined
+    ? id !== undefined
+      ? { message, usage, model, messageId: id }
+      : { message, usage, model }
+    : id !== undefined
+      ? { message, model, messageId: id }
+      : { message, model }) as DataIn<'assistant/message'>
+
+const ORIGINS: Readonly<Record<string, Origin>> = {
+  assistant: Object.freeze({ recordType: 'assistant' }),
+  user: Object.freeze({ recordType: 'user' }),
+  result: Object.freeze({ recordType: 'result' }),
+}
+
+/** The origin of a record's events: its type and time (one shared object per type for records without a time). @internal */
+export const originOf = (recordType: 'assistant' | 'user' | 'result', time: string | number | undefined): Origin =>
+  time === undefined ? (ORIGINS[recordType] as Origin) : { recordType, time }
+
+/** The data of a `user/message` (the fold reads none of the message; the record stays the source's). @internal */
+export const USER_MESSAGE = Object.freeze({ message: null })
+
+/** The data of events that carry none (`turn/start`, `session/started`); the fold never changes event data. @internal */
+export const NO_DATA: Record<string, never> = Object.freeze({}) as Record<string, never>
+
+/**
+ * The usage of an assistant message, as the fold takes it: the buckets, or `undefined` when the message has
+ * none (a usage with a count of the wrong type is a diagnostic and counts as none).
+ * @internal
+ */
+export const messageUsage = (emit: Emit, usage: unknown, time: string | number | undefined): NativeUsage | undefined => {
+  const b = anthropicBuckets(usage)
+  if (b === null) {
+    emitDiagnostic(emit, 'ignored the usage of an assistant message: a token count is not a non-negative number', false, time)
+    return undefined
+  }
+  return b
+}
+
+/**
+ * The usage last stated for a message id in the open run, so that a copy repeating it exactly (same id, model and
+ * counts: a streamed message's copies) is stated without it — the fold would replace the usage by itself.
+ * @internal
+ */
+export interface LastUsage {
+  id: string | null
+  model: string
+  counts: Array<number>
+}
+
+/** io-ts codec of {@link LastUsage} (or `null`). @internal */
+export const LastUsageCodec = t.union([t.type({ id: t.union([t.string, t.null]), model: t.string, counts: t.array(t.number) }), t.null])
+
+/**
+ * Whether a message's usage repeats exactly the last one stated in the open run (`s.lastUsage`): then it need
+ * not be stated again. Remembers it otherwise (a message without an id is never a repeat).
+ * @internal
+ */
+export const repeatsUsage = (s: { lastUsage: LastUsage | null }, id: string | undefined, model: string, u: NativeUsage): boolean => {
+  if (id === undefined) return false
+  const i = u.inputTokens
+  const r = u.cacheReadTokens ?? 0
+  const w = u.cacheWriteTokens ?? 0
+  const o = u.outputTokens
+  const th = u.reasoningTokens ?? 0
+  const last = s.lastUsage
+  if (last === null) {
+    s.lastUsage = { id, model, counts: [i, r, w, o, th] }
+    return false
+  }
+  const c = last.counts
+  if (last.id === id && last.model === model && c[0] === i && c[1] === r && c[2] === w && c[3] === o && c[4] === th) return true
+  last.id = id
+  last.model = model
+  c[0] = i
+  c[1] = r
+  c[2] = w
+  c[3] = o
+  c[4] = th
+  return false
+}
+
+/** The events the last {@link assistantBlocks} call stated (read right after it; one translator call at a time). */
+let blockEvents = 0
+
+/** How many events the last {@link assistantBlocks} call stated. @internal */
+export const lastBlockEvents = (): number => blockEvents
+
+/**
+ * Reads the content blocks of an assistant message: each tool call (`tool_use`, `server_tool_use`) is a
+ * `tool/call` the first time its id is seen in the run (`tools`; a call without an id always counts), and a
+ * `tool_use` of a subagent tool (also a `server_tool_use` one when `serverSubagents`) opens a child of the run
+ * keyed by its id (`subagent/started`), remembered in `taskIds` so that its tool_result can end the child.
+ * With `countCalls` false the calls are remembered but not stated (a record whose session cannot be named).
+ * Returns the text blocks joined by blank lines, or `null` when there are none (or `content` is not an array).
+ * @internal
+ */
+export const assistantBlocks = (
   content: unknown,
-  tools: RecentSet,
-  taskIds: Set<string>,
+  tools: IdSet,
+  taskIds: IdSet,
   serverSubagents: boolean,
+  origin: Origin,
+  emit: Emit,
+  countCalls = true,
 ): string | null => {
+  blockEvents = 0
   if (!Array.isArray(content)) return null
   let text: string | null = null
-  for (const b of content) {
+  for (let i = 0; i < content.length; i++) {
+    const b = content[i]
     if (!isObject(b)) continue
     const bt = b['type']
     if (bt === 'text') {
-      const t = b['text']
-      if (typeof t === 'string') text = joinText(text, t)
+      const x = b['text']
+      if (typeof x === 'string') text = joinText(text, x)
     } else if (bt === 'tool_use' || bt === 'server_tool_use') {
       const tid = str(b['id'])
-      if (tid === undefined || tools.add(tid)) d.toolCalls++
       const name = str(b['name'])
+      if ((tid === undefined || addId(tools, tid)) && countCalls) {
+        emit(nativeEvent('tool/call', { callId: tid ?? '', name: name ?? '' }, origin))
+        blockEvents++
+      }
       if (tid !== undefined && name !== undefined && SUBAGENT_TOOLS.has(name) && (serverSubagents || bt === 'tool_use')) {
-        ensureChild(d, tid)
-        taskIds.add(tid)
+        addId(taskIds, tid, TASK_WINDOW)
+        emit(nativeEvent('subagent/started', { childSessionId: tid }, origin))
+        blockEvents++
       }
     }
   }
   return text
 }
 
-/**
- * The ending of a subagent whose `tool_result` block says `is_error`: `failed` `error`, with the text of the
- * result's `content` (at most 2,000 characters) as the error message when it has one.
- * @internal
- */
-export const failedToolResult = (content: unknown): Failed => {
-  const t = toolResultText(content)
-  return { kind: 'failed', reason: 'error', ...(t !== undefined ? { error: { message: clip(t, 2000) } } : {}) }
+/** Pending items of a `suspended` reason, as plain JSON copies (a payload too deep to copy keeps `null` there). @internal */
+export const PendingItemsCodec = t.array(
+  t.intersection([t.type({ id: t.string, kind: t.string }), t.partial({ toolName: t.string, arguments: t.unknown, reason: t.string })]),
+) as unknown as t.Type<Array<PendingItem>, unknown>
+
+/** A plain JSON copy of an input payload kept in a translator state (never throws; too deep → cut). @internal */
+export const jsonCopy = (u: unknown): unknown => {
+  if (typeof u !== 'object' || u === null) return u
+  try {
+    return JSON.parse(JSON.stringify(u)) as unknown
+  } catch {
+    return cut(u, 512)
+  }
 }
 
-/** The message of an API error the source wrote as assistant text: that text (clipped), or `API error` when it has none. @internal */
-export const apiErrorMessage = (text: string | null): string => (text !== null ? clip(text) : 'API error')
-
-/** An `EndingError` of a message and an optional code (the `code` field left out when there is none). @internal */
-export const endingError = (e: { readonly message: string; readonly code: string | undefined }): EndingError =>
-  e.code !== undefined ? { message: e.message, code: e.code } : { message: e.message }
-
-/**
- * A bounded set of recently seen ids (tool-call ids, message ids): remembers the last `cap` only, so memory
- * stays flat however long the log is.
- * @internal
- */
-export class RecentSet {
-  private readonly s = new Set<string>()
-  constructor(private readonly cap = LEDGER_WINDOW) {}
-  has(k: string): boolean {
-    return this.s.has(k)
-  }
-  /** Adds `k`; `true` when it was not already remembered. */
-  add(k: string): boolean {
-    if (this.s.has(k)) return false
-    this.s.add(k)
-    if (this.s.size > this.cap) {
-      const oldest = this.s.values().next()
-      if (oldest.done !== true) this.s.delete(oldest.value)
-    }
-    return true
-  }
-  clear(): void {
-    this.s.clear()
+const cut = (v: unknown, depth: number): unknown => {
+  if (typeof v !== 'object' || v === null) return typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol' ? null : v
+  if (depth <= 0) return null
+  try {
+    if (Array.isArray(v)) return v.map((x) => cut(x, depth - 1))
+    const o = v as Obj
+    // Object.fromEntries defines own properties, so a `__proto__` key stays an ordinary key
+    return Object.fromEntries(Object.keys(o).map((k) => [k, cut(o[k], depth - 1)]))
+  } catch {
+    return null
   }
 }

@@ -1,49 +1,63 @@
 /**
- * The Claude Code stream-json reader (`claude -p --output-format stream-json --verbose`, the Agent SDK's
- * `SDKMessage` JSONL, and the records of `--output-format json`). See `../claudeCode.ts` for the rules.
+ * The Claude Code stream-json translator (`claude -p --output-format stream-json --verbose`, the Agent SDK's
+ * `SDKMessage` JSONL or objects, and the records of `--output-format json`). See `../claudeCode.ts` for the
+ * rules.
+ *
+ * Translation (protocol 2): `system/init` → `session/started` (the process's session is the root; a new one
+ * starts fresh running totals); a root assistant message → `turn/start` (a new `message.id`), `tool/call`s,
+ * `subagent/started` for Task/Agent calls, then `assistant/message` (`messageId` = `message.id`, so streaming
+ * copies replace each other's usage; a `<synthetic>` message carries no usage), then, when it is a synthetic
+ * API error, `stream/error` (reason `provider_error`); a subagent's message (`parent_tool_use_id`) → the same
+ * facts in that child's session, plus one root `assistant/chunk` (subagent work is run content); a user record
+ * → `tool/result`s or `user/message`, and a Task's result → that child's `turn/end`; `task_started` /
+ * `task_notification` → `subagent/started` / the child's `turn/end`; `permission_denied` → `permission/denied`;
+ * a root `result` → `usage/total` running totals (`modelUsage` per model, `total_cost_usd` with `num_turns`,
+ * counters per process session, which the fold differences), `permission/denied` for denials not reported by an
+ * earlier run, then `turn/end` (reason of the rules below, `finishReason` = `terminal_reason` ?? `subtype`,
+ * `text` = the result text, `structuredOutput`, `durationMs`) and the root idle. A further root `result` with
+ * nothing in between is stated as a `turn/end` after that idle: the fold makes it a diagnostic of the closed run
+ * (replay) or a note (live), K7. A `result` of another session is that child's `turn/end`.
  *
  * @module
  * @internal
  */
-import type { Failed, Limit, PendingItem, RunEnding } from '../../core/RunEnding.js'
-import {
-  cloneDraft,
-  addDiagnostic,
-  ensureChild,
-  finishRun,
-  newDraft,
-  setChildEnding,
-  touch,
-  type RunDraft,
-  type RunFacts,
-  type RunResult,
-} from '../../core/RunResult.js'
+import * as t from 'io-ts'
+import type { NativeUsage } from '../../core/events.js'
+import type { Emit } from '../../core/translator.js'
+import { emitDiagnostic, emitIdle, emitRecord, nativeEvent, type Origin, type ReasonIn } from '../events.js'
 import { isObject, str, type Obj } from '../json.js'
 import {
-  RecentSet,
+  ABORTED_BY_USER,
+  COMPLETED,
+  IdSetCodec,
+  LastUsageCodec,
+  NO_DATA,
   SYNTHETIC_MODEL,
-  UsageLedger,
-  addMessageUsage,
+  USER_MESSAGE,
+  addId,
+  amount,
   apiErrorMessage,
+  assistantBlocks,
   badRecord,
   classifyUserText,
   clip,
   cutOffReason,
   endingError,
   failedToolResult,
-  joinText,
-  ledgerFigures,
-  messageOf,
+  hasId,
+  lastBlockEvents,
+  messageContent,
+  messageData,
+  messageUsage,
   modelUsageEntry,
+  newIdSet,
   num,
-  otherRecord,
-  readAssistantBlocks,
-  recordType,
-  roundUsd,
+  originOf,
+  repeatsUsage,
   timeOf,
-  writeUsage,
-  type Buckets,
-  type ModelFigure,
+  unknownType,
+  type IdSet,
+  type LastUsage,
 } from './shared.js'
 
 /** Record types of stream-json that carry nothing for the run (read and ignored without a diagnostic). */
@@ -82,14 +96,117 @@ const ERROR_TERMINAL: ReadonlyMap<string, string> = new Map([
   ['tool_deferred_unavailable', 'error'],
 ])
 
-/** What the run showed before its `result`, for the ending rules. */
-interface RunFlags {
-  sawInterrupt: boolean
-  lastStop: string | undefined
-  lastAssistantError: string | undefined
-  refusalNoFallback: boolean
-  fatal: { message: string; code: string | undefined } | null
+/** Permission denials seen by earlier runs of the process, remembered to not report them again. */
+const DENIAL_WINDOW = 4096
+/** Denials of `system/permission_denied` records between a result and the next message, held for the next run. */
+const MAX_LATE_DENIALS = 256
+/** Models of one process whose `modelUsage` totals are remembered (as many as the fold keeps counters for). */
+const MAX_MODELS = 256
+
+/** A fatal error message that is the run's last word so far (a synthetic API-error assistant message). @internal */
+export interface Fatal {
+  message: string
+  code: string | null
 }
+
+/** What the run showed before its `result`, for the ending rules. @internal */
+export interface RunFlags {
+  sawInterrupt: boolean
+  lastStop: string | null
+  lastAssistantError: string | null
+  refusalNoFallback: boolean
+  fatal: Fatal | null
+}
+
+/** The stream-json translator's state (plain JSON). @internal */
+export interface StreamState extends RunFlags {
+  /** The session the fold was last told is the root (`session/started`). */
+  told: string | null
+  /** The root session of the open run (its root assistant messages'), else `null`. */
+  runSid: string | null
+  /** The session of the last `system/init` (the process). */
+  processSession: string | null
+  /** Counts process sessions: the running-total counters of a new one start from zero. */
+  gen: number
+  /** The `message.id` of the last root assistant message of the open run. */
+  lastRootId: string | null
+  /** The last record's type as an unfinished run names it (`assistant`, `user`, `system/<subtype>`). */
+  lastType: string | null
+  /** Tool-call ids counted in the open run. */
+  tools: IdSet
+  /** Subagent (Task/Agent) calls of the open run, whose tool_result ends the child. */
+  taskIds: IdSet
+  /** Denial ids reported by this process so far. */
+  seenDenials: IdSet
+  /** A root result ended a run and no user or assistant message has come since (a further result is late, K7). */
+  afterResult: boolean
+  /** `system/permission_denied` facts that came while `afterResult`: they belong to the next run. */
+  lateDenials: Array<{ toolName: string; callId: string }>
+  /** The usage last stated for a message of the open run (its copies repeat it). */
+  lastUsage: LastUsage | null
+  /**
+   * The last `modelUsage` token totals of this process session per `#model` (input, cache read, cache write,
+   * output), at most {@link MAX_MODELS}: whether a model without a cost moved decides if the run's cost is known.
+   */
+  models: Record<string, Array<number>>
+  modelCount: number
+}
+
+const FatalCodec = t.type({ message: t.string, code: t.union([t.string, t.null]) })
+const NullableString = t.union([t.string, t.null])
+
+/** io-ts codec of {@link StreamState}. @internal */
+export const StreamStateCodec: t.Type<StreamState, unknown> = t.type({
+  sawInterrupt: t.boolean,
+  lastStop: NullableString,
+  lastAssistantError: NullableString,
+  refusalNoFallback: t.boolean,
+  fatal: t.union([FatalCodec, t.null]),
+  told: NullableString,
+  runSid: NullableString,
+  processSession: NullableString,
+  gen: t.number,
+  lastRootId: NullableString,
+  lastType: NullableString,
+  tools: IdSetCodec,
+  taskIds: IdSetCodec,
+  seenDenials: IdSetCodec,
+  afterResult: t.boolean,
+  lateDenials: t.array(t.type({ toolName: t.string, callId: t.string })),
+  models: t.record(t.string, t.array(t.number)),
+  modelCount: t.number,
+  lastUsage: LastUsageCodec,
+}) as unknown as t.Type<StreamState, unknown>
+
+/** A fresh stream-json state. @internal */
+export const newStreamState = (): StreamState => ({
+  sawInterrupt: false,
+  lastStop: null,
+  lastAssistantError: null,
+  refusalNoFallback: false,
+  fatal: null,
+  told: null,
+  runSid: null,
+  processSession: null,
+  gen: 0,
+  lastRootId: null,
+  lastType: null,
+  tools: newIdSet(),
+  taskIds: newIdSet(),
+  seenDenials: newIdSet(),
+  afterResult: false,
+  lateDenials: [],
+  models: {},
+  modelCount: 0,
+  lastUsage: null,
+})
+
+const NO_FLAGS: RunFlags = { sawInterrupt: false, lastStop: null, lastAssistantError: null, refusalNoFallback: false, fatal: null }
+
+/** The `assistant/chunk` data that states a subagent's record as root run content (the process is working). */
+const SUBAGENT_CHUNK = Object.freeze({ chunk: Object.freeze({ type: 'subagent' }) })
+
+// ---- ending rules ------------------------------------------------------------------------------------------
 
 const errorsOf = (v: Obj): Array<string> => {
   const e = v['errors']
@@ -103,8 +220,8 @@ const errorsOf = (v: Obj): Array<string> => {
 }
 
 const firstNumber = (texts: ReadonlyArray<string>, re: RegExp): number | undefined => {
-  for (const t of texts) {
-    const m = re.exec(t)
+  for (const x of texts) {
+    const m = re.exec(x)
     if (m !== null && m[1] !== undefined) {
       const n = Number(m[1])
       if (Number.isFinite(n)) return n
@@ -113,8 +230,8 @@ const firstNumber = (texts: ReadonlyArray<string>, re: RegExp): number | undefin
   return undefined
 }
 
-const limitEnding = (reason: string, v: Obj): Limit => {
-  const errors = errorsOf(v)
+const limitReason = (reason: string, v: Obj): ReasonIn => {
+  const errors = reason === 'max_turns' || reason === 'cost_limit' ? errorsOf(v) : []
   if (reason === 'max_turns') {
     const lim = num(v['max_turns']) ?? num(v['maxTurns']) ?? firstNumber(errors, /max(?:imum)?(?: number of)? turns\D{0,20}(\d+)/i)
     return { kind: 'limit', reason, field: 'num_turns', actual: num(v['num_turns']) ?? null, ...(lim !== undefined ? { limit: lim } : {}) }
@@ -126,7 +243,7 @@ const limitEnding = (reason: string, v: Obj): Limit => {
   return { kind: 'limit', reason }
 }
 
-const failedEnding = (v: Obj, reason: string, f: RunFlags, raw?: string): Failed => {
+const failedReason = (v: Obj, reason: string, f: RunFlags, raw?: string): ReasonIn => {
   const text = str(v['result'])
   const errors = errorsOf(v)
   const message =
@@ -140,57 +257,56 @@ const failedEnding = (v: Obj, reason: string, f: RunFlags, raw?: string): Failed
             ? clip(text)
             : 'the run ended with an error'
   const startup = str(v['startup_failure_reason'])
-  const code = num(v['api_error_status']) ?? startup ?? f.lastAssistantError ?? f.fatal?.code
+  const code = num(v['api_error_status']) ?? startup ?? f.lastAssistantError ?? f.fatal?.code ?? undefined
   return {
     kind: 'failed',
     reason,
     ...(startup !== undefined ? { phase: 'startup' } : {}),
-    error: code !== undefined ? { message, code } : { message },
+    error: endingError(message, code),
     ...(raw !== undefined ? { raw } : {}),
   }
 }
 
 const isErrorLike = (v: Obj, f: RunFlags): string =>
-  num(v['api_error_status']) !== undefined || f.lastAssistantError !== undefined || f.fatal !== null ? 'provider_error' : 'error'
+  num(v['api_error_status']) !== undefined || f.lastAssistantError !== null || f.fatal !== null ? 'provider_error' : 'error'
+
+const bySubtype = (v: Obj, f: RunFlags, subtype: string | undefined): ReasonIn => {
+  if (subtype !== undefined) {
+    const lim = LIMIT_SUBTYPE.get(subtype)
+    if (lim !== undefined) return limitReason(lim, v)
+  }
+  if (subtype === 'error_during_execution') return f.sawInterrupt ? ABORTED_BY_USER : failedReason(v, 'error', f)
+  if (v['is_error'] === true) {
+    if (subtype === 'success' || subtype === undefined) return failedReason(v, isErrorLike(v, f), f)
+    return failedReason(v, 'unrecognized', f, subtype)
+  }
+  if (subtype === 'success' || (subtype === undefined && v['is_error'] === false && typeof v['result'] === 'string')) {
+    const cut =
+      cutOffReason(str(v['stop_reason']) ?? f.lastStop) ??
+      (f.lastAssistantError === 'max_output_tokens' ? 'max_tokens' : f.refusalNoFallback ? 'refusal' : undefined)
+    return cut !== undefined ? { kind: 'cut-off', finishReason: cut } : COMPLETED
+  }
+  if (subtype === undefined) return { kind: 'failed', reason: 'unrecognized' }
+  return { kind: 'failed', reason: 'unrecognized', raw: subtype }
+}
 
 /**
- * The ending of a root `result` (SPEC §2 rules 3–4, formats.md §C1/§D): interrupts, hooks and limits keep
- * their meaning even with `is_error`; then a deferred tool (suspended); then the error flag; then a cut-off
+ * The `turn/end` reason of a root `result` (SPEC §2 rules 3–4, formats.md §C1/§D): interrupts, hooks and limits
+ * keep their meaning even with `is_error`; then a deferred tool (suspended); then the error flag; then a cut-off
  * `stop_reason`; then success. An unknown `terminal_reason` or `subtype` is `failed` `unrecognized`.
  * @internal
  */
-export const resultEnding = (v: Obj, f: RunFlags): RunEnding => {
+export const resultReason = (v: Obj, f: RunFlags): ReasonIn => {
   const subtype = str(v['subtype'])
   const tr = str(v['terminal_reason'])
-  const isError = v['is_error'] === true
-  const bySubtype = (): RunEnding => {
-    if (subtype !== undefined) {
-      const lim = LIMIT_SUBTYPE.get(subtype)
-      if (lim !== undefined) return limitEnding(lim, v)
-    }
-    if (subtype === 'error_during_execution') {
-      return f.sawInterrupt ? { kind: 'stopped', by: 'caller' } : failedEnding(v, 'error', f)
-    }
-    if (isError) {
-      if (subtype === 'success' || subtype === undefined) return failedEnding(v, isErrorLike(v, f), f)
-      return failedEnding(v, 'unrecognized', f, subtype)
-    }
-    if (subtype === 'success' || (subtype === undefined && v['is_error'] === false && typeof v['result'] === 'string')) {
-      const cut = cutOffReason(str(v['stop_reason']) ?? f.lastStop) ??
-        (f.lastAssistantError === 'max_output_tokens' ? 'max_tokens' : f.refusalNoFallback ? 'refusal' : undefined)
-      return cut !== undefined ? { kind: 'cut_off', finishReason: cut } : { kind: 'answered' }
-    }
-    if (subtype === undefined) return { kind: 'failed', reason: 'unrecognized' }
-    return { kind: 'failed', reason: 'unrecognized', raw: subtype }
-  }
-  if (tr === undefined || tr === 'completed') return bySubtype()
-  if (tr === 'aborted_streaming' || tr === 'aborted_tools') return { kind: 'stopped', by: 'caller' }
-  if (tr === 'hook_stopped' || tr === 'stop_hook_prevented') return { kind: 'stopped', by: 'hook' }
+  if (tr === undefined || tr === 'completed') return bySubtype(v, f, subtype)
+  if (tr === 'aborted_streaming' || tr === 'aborted_tools') return ABORTED_BY_USER
+  if (tr === 'hook_stopped' || tr === 'stop_hook_prevented') return { kind: 'aborted', reason: { kind: 'hook' } }
   const lim = LIMIT_TERMINAL.get(tr)
-  if (lim !== undefined) return limitEnding(lim, v)
+  if (lim !== undefined) return limitReason(lim, v)
   if (tr === 'tool_deferred') {
     const dtu = v['deferred_tool_use']
-    const pending: Array<PendingItem> = []
+    const pending: Array<Record<string, unknown>> = []
     if (isObject(dtu)) {
       const name = str(dtu['name'])
       pending.push({
@@ -202,27 +318,28 @@ export const resultEnding = (v: Obj, f: RunFlags): RunEnding => {
     }
     return { kind: 'suspended', pending }
   }
-  if (tr === 'background_requested') return { kind: 'stopped', by: 'caller', reason: 'background_requested' }
+  if (tr === 'background_requested') return { kind: 'aborted', reason: { kind: 'user', reason: 'background_requested' } }
   const err = ERROR_TERMINAL.get(tr)
-  if (err !== undefined) return failedEnding(v, err, f)
+  if (err !== undefined) return failedReason(v, err, f)
   // An unknown terminal reason: a label naming a limit still keeps its meaning; otherwise unrecognised.
   if (subtype !== undefined) {
     const l = LIMIT_SUBTYPE.get(subtype)
-    if (l !== undefined) return limitEnding(l, v)
+    if (l !== undefined) return limitReason(l, v)
   }
-  return isError ? failedEnding(v, 'unrecognized', f, tr) : { kind: 'failed', reason: 'unrecognized', raw: tr }
+  return v['is_error'] === true ? failedReason(v, 'unrecognized', f, tr) : { kind: 'failed', reason: 'unrecognized', raw: tr }
 }
 
-const childEndingOfStatus = (status: string | undefined): RunEnding => {
+/** The `turn/end` reason of a `task_notification` status. */
+const statusReason = (status: string | undefined): ReasonIn => {
   switch (status) {
     case 'completed':
-      return { kind: 'answered' }
+      return COMPLETED
     case 'failed':
       return { kind: 'failed', reason: 'error' }
     case 'stopped':
     case 'killed':
     case 'cancelled':
-      return { kind: 'stopped', by: 'parent' }
+      return { kind: 'aborted', reason: { kind: 'parent' } }
     case undefined:
       return { kind: 'unfinished' }
     default:
@@ -230,415 +347,389 @@ const childEndingOfStatus = (status: string | undefined): RunEnding => {
   }
 }
 
-const isZero = (b: Buckets): boolean =>
-  b.inputTokens === 0 && b.cacheReadTokens === 0 && b.cacheWriteTokens === 0 && b.outputTokens === 0 && b.reasoningTokens === 0
+// ---- translation -------------------------------------------------------------------------------------------
 
-const covers = (cur: Buckets, prev: Buckets): boolean =>
-  cur.inputTokens >= prev.inputTokens &&
-  cur.cacheReadTokens >= prev.cacheReadTokens &&
-  cur.cacheWriteTokens >= prev.cacheWriteTokens &&
-  cur.outputTokens >= prev.outputTokens
+/** Tells the fold the open run's root session (`session/started`, between records) when it changed. */
+const tellRoot = (s: StreamState, emit: Emit, recordType?: string): void => {
+  const id = s.runSid ?? s.processSession
+  if (id === null || id === s.told) return
+  s.told = id
+  emit(nativeEvent('session/started', NO_DATA, { sessionId: id, between: true, recordType }))
+}
 
-const minus = (cur: Buckets, prev: Buckets): Buckets => ({
-  inputTokens: cur.inputTokens - prev.inputTokens,
-  cacheReadTokens: cur.cacheReadTokens - prev.cacheReadTokens,
-  cacheWriteTokens: cur.cacheWriteTokens - prev.cacheWriteTokens,
-  outputTokens: cur.outputTokens - prev.outputTokens,
-  reasoningTokens: Math.max(0, cur.reasoningTokens - prev.reasoningTokens),
-})
+/** A root result ended the run: what the next one starts from. */
+const newRun = (s: StreamState): void => {
+  s.runSid = null
+  s.sawInterrupt = false
+  s.lastStop = null
+  s.lastAssistantError = null
+  s.refusalNoFallback = false
+  s.fatal = null
+  s.lastRootId = null
+  s.lastType = null
+  s.tools = newIdSet()
+  s.taskIds = newIdSet()
+  s.lastUsage = null
+}
+
+/** A user or assistant message: the run after a result has begun; denials held for it are its own. */
+const message = (s: StreamState, type: 'user' | 'assistant'): void => {
+  s.afterResult = false
+  s.lastType = type
+}
+
+const flushLateDenials = (s: StreamState, origin: Origin, emit: Emit): void => {
+  if (s.lateDenials.length === 0) return
+  for (const d of s.lateDenials) {
+    emit(nativeEvent('permission/denied', d, origin))
+    addId(s.seenDenials, d.callId, DENIAL_WINDOW)
+  }
+  s.lateDenials = []
+}
+
+const fatalError = (s: StreamState, origin: Origin, emit: Emit): void => {
+  const f = s.fatal
+  if (f === null) return
+  emit(nativeEvent('stream/error', { error: endingError(f.message, f.code), reason: 'provider_error' }, origin))
+}
+
+const assistant = (s: StreamState, v: Obj, time: string | number | undefined, emit: Emit): void => {
+  const msg = v['message']
+  if (!isObject(msg)) {
+    badRecord(emit, 'assistant', 'its message is not an object', time)
+    return
+  }
+  message(s, 'assistant')
+  const origin = originOf('assistant', time)
+  const parent = str(v['parent_tool_use_id'])
+  const model = str(msg['model']) ?? 'unknown'
+  const id = str(msg['id'])
+  const synthetic = model === SYNTHETIC_MODEL
+  const stated = synthetic ? undefined : messageUsage(emit, msg['usage'], time)
+  // a copy that repeats the message's usage exactly changes nothing in the fold: it is not stated again
+  const usage = stated !== undefined && repeatsUsage(s, id, model, stated) ? undefined : stated
+  if (parent !== undefined) {
+    // a subagent's message: its facts are the child's; for the run it is work in progress (content)
+    emit(nativeEvent('subagent/started', { childSessionId: parent }, origin))
+    const child: Origin = { sessionId: parent, recordType: 'assistant', time }
+    // stream-json opens a subagent child for a server-side call too
+    assistantBlocks(msg['content'], s.tools, s.taskIds, true, child, emit)
+    if (usage !== undefined) {
+      emit(nativeEvent('assistant/message', messageData(messageContent(null), usage, model, id), child))
+    }
+    if (s.fatal !== null) fatalError(s, origin, emit)
+    else emit(nativeEvent('assistant/chunk', SUBAGENT_CHUNK, origin))
+    flushLateDenials(s, origin, emit)
+    return
+  }
+  const sid = str(v['session_id'])
+  if (sid !== undefined) {
+    s.runSid = sid
+    tellRoot(s, emit, 'assistant')
+  }
+  const copy = id !== undefined && id === s.lastRootId
+  if (!copy) {
+    s.lastRootId = id ?? null
+    emit(nativeEvent('turn/start', NO_DATA, origin))
+  }
+  const text = assistantBlocks(msg['content'], s.tools, s.taskIds, true, origin, emit)
+  // a further copy of the message with no text and no new usage, after its tool calls (which count the record's
+  // line and time), would change nothing in the fold (same message, no fatal error to clear): it is not stated
+  if (!(copy && usage === undefined && (text === null || synthetic) && s.fatal === null && lastBlockEvents() > 0)) {
+    emit(nativeEvent('assistant/message', messageData(messageContent(synthetic ? null : text, msg['content']), usage, model, id), origin))
+  }
+  const errCode = str(v['error'])
+  const apiError = v['isApiErrorMessage'] === true || v['is_api_error_message'] === true
+  s.fatal = apiError || (synthetic && errCode !== undefined) ? { message: apiErrorMessage(text), code: errCode ?? null } : null
+  s.lastAssistantError = errCode ?? null
+  const stop = str(msg['stop_reason'])
+  if (stop !== undefined) s.lastStop = stop
+  flushLateDenials(s, origin, emit)
+  fatalError(s, origin, emit)
+}
+
+const user = (s: StreamState, v: Obj, time: string | number | undefined, emit: Emit): void => {
+  const msg = v['message']
+  if (!isObject(msg)) {
+    badRecord(emit, 'user', 'its message is not an object', time)
+    return
+  }
+  message(s, 'user')
+  s.fatal = null
+  const origin = originOf('user', time)
+  const root = str(v['parent_tool_use_id']) === undefined
+  const content = msg['content']
+  if (!Array.isArray(content)) {
+    emit(root ? nativeEvent('user/message', USER_MESSAGE, origin) : nativeEvent('assistant/chunk', SUBAGENT_CHUNK, origin))
+    if (root && typeof content === 'string' && classifyUserText(content) === 'interrupt') s.sawInterrupt = true
+    flushLateDenials(s, origin, emit)
+    return
+  }
+  let results = 0
+  let sawText = false
+  for (let i = 0; i < content.length; i++) {
+    const b = content[i]
+    if (!isObject(b)) continue
+    const bt = b['type']
+    if (bt === 'tool_result') {
+      const tid = str(b['tool_use_id'])
+      if (tid === undefined) continue
+      if (root) {
+        emit(nativeEvent('tool/result', b['is_error'] === true ? { callId: tid, error: {} } : { callId: tid }, origin))
+        results++
+      }
+      if (hasId(s.taskIds, tid)) {
+        const reason = b['is_error'] === true ? failedToolResult(b['content']) : COMPLETED
+        emit(nativeEvent('turn/end', { reason, finishReason: null }, { sessionId: tid, recordType: 'user', time }))
+      }
+    } else if (bt === 'text' && !sawText) {
+      sawText = true
+      const x = b['text']
+      if (root && typeof x === 'string' && classifyUserText(x) === 'interrupt') s.sawInterrupt = true
+    }
+  }
+  if (results === 0) emit(root ? nativeEvent('user/message', USER_MESSAGE, origin) : nativeEvent('assistant/chunk', SUBAGENT_CHUNK, origin))
+  flushLateDenials(s, origin, emit)
+}
+
+const system = (s: StreamState, v: Obj, time: string | number | undefined, emit: Emit): void => {
+  const subtype = str(v['subtype'])
+  const type = subtype !== undefined ? `system/${subtype.length > 40 ? subtype.slice(0, 40) : subtype}` : 'system'
+  s.lastType = type
+  const origin: Origin = { recordType: type, time }
+  switch (subtype) {
+    case 'init': {
+      const sid = str(v['session_id'])
+      if (sid !== undefined) {
+        if (s.processSession !== null && sid !== s.processSession) {
+          s.gen++
+          s.models = {}
+          s.modelCount = 0
+        }
+        s.processSession = sid
+        if (s.runSid === null) s.runSid = sid
+        const root = s.runSid ?? s.processSession
+        if (root !== s.told) {
+          s.told = root
+          emit(nativeEvent('session/started', NO_DATA, { sessionId: root, recordType: type, time }))
+          return
+        }
+      }
+      emitRecord(emit, type, time)
+      return
+    }
+    case 'task_started': {
+      const key = str(v['tool_use_id']) ?? str(v['task_id'])
+      if (key !== undefined) emit(nativeEvent('subagent/started', { childSessionId: key }, origin))
+      else emitRecord(emit, type, time)
+      return
+    }
+    case 'task_notification': {
+      const key = str(v['tool_use_id']) ?? str(v['task_id'])
+      if (key === undefined) {
+        emitRecord(emit, type, time)
+        return
+      }
+      const status = str(v['status'])
+      emit(nativeEvent('subagent/started', { childSessionId: key }, origin))
+      emit(nativeEvent('turn/end', { reason: statusReason(status), finishReason: status ?? null }, { sessionId: key, recordType: type, time }))
+      return
+    }
+    case 'permission_denied': {
+      const toolName = str(v['tool_name'])
+      const callId = str(v['tool_use_id'])
+      if (toolName === undefined || callId === undefined) {
+        emitRecord(emit, type, time)
+        return
+      }
+      if (s.afterResult) {
+        // between a result and the next message: the next run's (the closed run's denials were its result's)
+        emitRecord(emit, type, time)
+        if (s.lateDenials.length < MAX_LATE_DENIALS) s.lateDenials.push({ toolName, callId })
+        return
+      }
+      emit(nativeEvent('permission/denied', { toolName, callId }, origin))
+      addId(s.seenDenials, callId, DENIAL_WINDOW)
+      return
+    }
+    case 'model_refusal_no_fallback':
+      s.refusalNoFallback = true
+      emitRecord(emit, type, time)
+      return
+    default:
+      emitRecord(emit, type, time)
+      return
+  }
+}
 
 /**
- * Folds stream-json records into runs. Each root `result` closes a run; the closed run is handed out when the
- * next user or assistant record arrives, or at the end of input, so that a further `result` with nothing in
- * between (K7) can be folded into it as a diagnostic instead of overriding it.
- * @internal
+ * Remembers a model's new `modelUsage` token totals and tells whether they moved as the fold counts it (the
+ * change from the last totals, or the totals themselves when there were none or one went down, is not zero).
  */
-export class StreamReader {
-  private d: RunDraft
-  private sessionId: string | null = null
-  private flags: RunFlags = { sawInterrupt: false, lastStop: undefined, lastAssistantError: undefined, refusalNoFallback: false, fatal: null }
-  private ledger = new UsageLedger()
-  private rootMessages = 0
-  private lastRootId: string | undefined = undefined
-  private rootText: string | null = null
-  private readonly tools = new RecentSet()
-  private taskIds = new Set<string>()
-  private denials = new Set<string>()
-  private lastType: string | null = null
-  private held: { d: RunDraft; facts: RunFacts } | null = null
-  /** Running totals at the previous run's `result` (per process). */
-  private baseCost: number | null = null
-  private baseTurns: number | null = null
-  private baseModels = new Map<string, { b: Buckets; cost: number | undefined }>()
-  private processSession: string | null = null
-  private readonly seenDenials = new RecentSet(4096)
-  private emitted = 0
-  /** Live mode: a run was handed out at its result and no user input or assistant message has come since. */
-  private justEmitted = false
-
-  constructor(
-    private readonly emit: (r: RunResult) => void,
-    private readonly file: string | null,
-    initial: RunDraft,
-    private readonly live: { readonly note?: (line: number | undefined, message: string) => void } | null = null,
-  ) {
-    this.d = initial
+const moved = (s: StreamState, model: string, u: NativeUsage): boolean => {
+  const key = `#${model}`
+  const i = u.inputTokens
+  const r = u.cacheReadTokens ?? 0
+  const w = u.cacheWriteTokens ?? 0
+  const o = u.outputTokens
+  const prev = s.models[key]
+  if (prev === undefined) {
+    if (s.modelCount < MAX_MODELS) {
+      s.models[key] = [i, r, w, o]
+      s.modelCount++
+    }
+    return i !== 0 || r !== 0 || w !== 0 || o !== 0
   }
+  const [pi = 0, pr = 0, pw = 0, po = 0] = prev
+  prev[0] = i
+  prev[1] = r
+  prev[2] = w
+  prev[3] = o
+  // a total that went down counts from zero (the fold's rule): it moved unless it is zero
+  if (i < pi || r < pr || w < pw || o < po) return i !== 0 || r !== 0 || w !== 0 || o !== 0
+  return i !== pi || r !== pr || w !== pw || o !== po
+}
 
-  /**
-   * A user or assistant message arrived: it is content of the open run, and the previous result's run (held, or
-   * handed out live) is over. Returns the open run's draft.
-   */
-  private message(line: number | undefined, time: string | number | undefined, type: 'user' | 'assistant'): RunDraft {
-    this.flushHeld()
-    this.justEmitted = false
-    const d = this.d
-    touch(d, line, time)
-    d.hasContent = true
-    this.lastType = type
-    return d
-  }
-
-  /** The draft that takes diagnostics for the current line. */
-  get draft(): RunDraft {
-    return this.d
-  }
-
-  private newRun(): void {
-    this.d = newDraft()
-    this.sessionId = null
-    this.flags = { sawInterrupt: false, lastStop: undefined, lastAssistantError: undefined, refusalNoFallback: false, fatal: null }
-    this.ledger = new UsageLedger()
-    this.rootMessages = 0
-    this.lastRootId = undefined
-    this.rootText = null
-    this.tools.clear()
-    this.taskIds = new Set()
-    this.denials = new Set()
-    this.lastType = null
-  }
-
-  private flushHeld(): void {
-    if (this.held === null) return
-    const h = this.held
-    this.held = null
-    this.emitted++
-    this.emit(finishRun(h.d, h.facts))
-  }
-
-  /** Reads one parsed record (an object). */
-  record(v: Obj, line: number | undefined): void {
-    const type = recordType(this.d, v, line)
-    if (type === undefined) return
-    const time = timeOf(v['timestamp'])
-    switch (type) {
-      case 'assistant':
-        this.assistant(v, line, time)
-        return
-      case 'user':
-        this.user(v, line, time)
-        return
-      case 'result':
-        this.result(v, line, time)
-        return
-      case 'system':
-        this.system(v, line, time)
-        return
-      default:
-        otherRecord(this.d, line, time, type, IGNORED_TYPES)
-    }
-  }
-
-  private assistant(v: Obj, line: number | undefined, time: string | number | undefined): void {
-    const msg = messageOf(this.d, v, line, time, 'assistant')
-    if (msg === undefined) return
-    const d = this.message(line, time, 'assistant')
-    const parent = str(v['parent_tool_use_id'])
-    const model = str(msg['model']) ?? 'unknown'
-    const id = str(msg['id'])
-    const synthetic = model === SYNTHETIC_MODEL
-    if (!synthetic) addMessageUsage(d, this.ledger, line, id, model, msg['usage'])
-    if (parent === undefined) {
-      const sid = str(v['session_id'])
-      if (sid !== undefined) this.sessionId = sid
-      if (id === undefined || id !== this.lastRootId) {
-        this.rootMessages++
-        this.lastRootId = id
-        this.rootText = null
-      }
-    } else {
-      ensureChild(d, parent)
-    }
-    // stream-json opens a subagent child for a server-side call too
-    const text = readAssistantBlocks(d, msg['content'], this.tools, this.taskIds, true)
-    if (parent !== undefined) return
-    const f = this.flags
-    const errCode = str(v['error'])
-    const apiError = v['isApiErrorMessage'] === true || v['is_api_error_message'] === true
-    if (synthetic && (errCode !== undefined || apiError)) {
-      f.fatal = { message: apiErrorMessage(text), code: errCode }
-    } else {
-      f.fatal = apiError ? { message: apiErrorMessage(text), code: errCode } : null
-    }
-    f.lastAssistantError = errCode
-    const stop = str(msg['stop_reason'])
-    if (stop !== undefined) f.lastStop = stop
-    if (!synthetic && text !== null) this.rootText = joinText(this.rootText, text)
-  }
-
-  private user(v: Obj, line: number | undefined, time: string | number | undefined): void {
-    const msg = messageOf(this.d, v, line, time, 'user')
-    if (msg === undefined) return
-    const d = this.message(line, time, 'user')
-    this.flags.fatal = null
-    const parent = str(v['parent_tool_use_id'])
-    const content = msg['content']
-    if (typeof content === 'string') {
-      if (parent === undefined && classifyUserText(content) === 'interrupt') this.flags.sawInterrupt = true
-      return
-    }
-    if (!Array.isArray(content)) return
-    let sawText = false
-    for (const b of content) {
-      if (!isObject(b)) continue
-      const bt = b['type']
-      if (bt === 'tool_result') {
-        const tid = str(b['tool_use_id'])
-        if (tid !== undefined && this.taskIds.has(tid)) {
-          setChildEnding(d, tid, b['is_error'] === true ? failedToolResult(b['content']) : { kind: 'answered' }, null)
-        }
-      } else if (bt === 'text' && !sawText) {
-        sawText = true
-        const t = b['text']
-        if (parent === undefined && typeof t === 'string' && classifyUserText(t) === 'interrupt') this.flags.sawInterrupt = true
-      }
-    }
-  }
-
-  private system(v: Obj, line: number | undefined, time: string | number | undefined): void {
-    const d = this.d
-    touch(d, line, time)
-    const subtype = str(v['subtype'])
-    this.lastType = subtype !== undefined ? `system/${subtype.length > 40 ? subtype.slice(0, 40) : subtype}` : 'system'
-    switch (subtype) {
-      case 'init': {
-        const sid = str(v['session_id'])
-        if (sid !== undefined) {
-          if (this.processSession !== null && sid !== this.processSession) this.resetTotals()
-          this.processSession = sid
-          if (this.sessionId === null) this.sessionId = sid
-        }
-        return
-      }
-      case 'task_started': {
-        const key = str(v['tool_use_id']) ?? str(v['task_id'])
-        if (key !== undefined) ensureChild(d, key)
-        return
-      }
-      case 'task_notification': {
-        const key = str(v['tool_use_id']) ?? str(v['task_id'])
-        if (key !== undefined) setChildEnding(d, key, childEndingOfStatus(str(v['status'])), str(v['status']) ?? null)
-        return
-      }
-      case 'permission_denied': {
-        const name = str(v['tool_name'])
-        const id = str(v['tool_use_id'])
-        if (name !== undefined && id !== undefined) this.addDenial(d, name, id)
-        return
-      }
-      case 'model_refusal_no_fallback':
-        this.flags.refusalNoFallback = true
-        return
-      default:
-        return
-    }
-  }
-
-  private addDenial(d: RunDraft, toolName: string, toolCallId: string): void {
-    if (this.denials.has(toolCallId)) return
-    this.denials.add(toolCallId)
-    d.permissionDenials.push({ toolName, toolCallId })
-  }
-
-  private resetTotals(): void {
-    this.baseCost = null
-    this.baseTurns = null
-    this.baseModels = new Map()
-  }
-
-  private result(v: Obj, line: number | undefined, time: string | number | undefined): void {
-    const st = v['subtype']
-    const ie = v['is_error']
-    const tr = v['terminal_reason']
-    if ((st !== undefined && typeof st !== 'string') || (ie !== undefined && typeof ie !== 'boolean') || (tr !== undefined && tr !== null && typeof tr !== 'string')) {
-      touch(this.held?.d ?? this.d, line, time)
-      badRecord(this.held?.d ?? this.d, line, 'result', 'subtype, is_error or terminal_reason has an unexpected type')
-      return
-    }
-    const sid = str(v['session_id'])
-    const rootSid = this.sessionId ?? this.processSession
-    if (sid !== undefined && rootSid !== null && sid !== rootSid) {
-      // A result of another session in this stream (a background subagent): a child, never the run's ending.
-      touch(this.d, line, time)
-      setChildEnding(this.d, sid, resultEnding(v, { sawInterrupt: false, lastStop: undefined, lastAssistantError: undefined, refusalNoFallback: false, fatal: null }), str(tr) ?? str(st) ?? null)
-      return
-    }
-    if (this.held !== null) {
-      touch(this.held.d, line, time)
-      addDiagnostic(this.held.d, line, 'ignored a further result record: no user input or assistant message came after the previous result, so it belongs to that run')
-      return
-    }
-    if (this.justEmitted) {
-      // live: that run is already out; the late result is reported, never a second run (K7)
-      touch(this.d, line, time)
-      const msg = 'ignored a further result record: no user input or assistant message came after the previous result, so it belongs to that run'
-      if (this.live?.note !== undefined) this.live.note(line, msg)
-      else addDiagnostic(this.d, line, msg)
-      return
-    }
-    const d = this.d
-    touch(d, line, time)
-    d.hasContent = true
-    const ending = resultEnding(v, this.flags)
-    const finishReason = str(tr) ?? str(st) ?? null
-    this.applyTotals(v, d, line)
-    const denials = v['permission_denials']
-    if (Array.isArray(denials)) {
-      for (const x of denials) {
-        if (!isObject(x)) continue
-        const name = str(x['tool_name'])
-        const id = str(x['tool_use_id'])
-        if (name === undefined || id === undefined) continue
-        if (!this.seenDenials.has(id)) this.addDenial(d, name, id)
-      }
-    } else if (denials !== undefined && denials !== null) {
-      addDiagnostic(d, line, 'ignored permission_denials: it is not an array')
-    }
-    for (const x of d.permissionDenials) this.seenDenials.add(x.toolCallId)
-    const text = str(v['result'])
-    const so = v['structured_output']
-    const dur = num(v['duration_ms'])
-    const facts: RunFacts = {
-      format: 'claude-code',
-      sessionId: sid ?? this.sessionId ?? this.processSession,
-      ending,
-      finishReason,
-      response: text ?? this.rootText,
-      ...(so !== undefined && so !== null ? { structuredOutput: so } : {}),
-      inferred: false,
-      file: this.file,
-      ...(dur !== undefined ? { durationMs: dur } : {}),
-    }
-    this.held = { d, facts }
-    this.newRun()
-    if (this.live !== null) {
-      this.flushHeld()
-      this.justEmitted = true
-    }
-  }
-
-  /** This run's usage, cost and turns: the change of the process's running totals since the previous result. */
-  private applyTotals(v: Obj, d: RunDraft, line: number | undefined): void {
-    const rawCost = v['total_cost_usd']
-    const total = num(rawCost)
-    if (rawCost !== undefined && rawCost !== null && (total === undefined || total < 0)) addDiagnostic(d, line, 'ignored total_cost_usd: it is not a non-negative number')
-    let runCost: number | null = null
-    if (total !== undefined && total >= 0) {
-      const base = this.baseCost
-      runCost = base === null || total < base ? total : base === 0 ? total : roundUsd(total - base)
-      this.baseCost = total
-    }
-    const mu = v['modelUsage']
-    const keys = isObject(mu) ? Object.keys(mu) : []
-    if (isObject(mu) && keys.length > 0) {
-      const figures: Array<ModelFigure> = []
-      for (const model of keys) {
+/** The run's running totals (`total_cost_usd`, `modelUsage`, `num_turns`) as `usage/total` events, per process session. */
+const totals = (s: StreamState, v: Obj, origin: Origin, emit: Emit): void => {
+  const rawCost = v['total_cost_usd']
+  const total = amount(rawCost)
+  if (total === undefined && rawCost !== undefined && rawCost !== null) emitDiagnostic(emit, 'ignored total_cost_usd: it is not a non-negative number')
+  const mu = v['modelUsage']
+  let byModel = false
+  let priced = true
+  if (isObject(mu)) {
+    const keys = Object.keys(mu)
+    if (keys.length > 0) {
+      byModel = true
+      let valid = 0
+      for (let i = 0; i < keys.length; i++) {
+        const model = keys[i] as string
         const e = modelUsageEntry(mu[model])
         if (e === null) {
-          addDiagnostic(d, line, 'ignored a modelUsage entry whose counts are not non-negative numbers')
+          emitDiagnostic(emit, 'ignored a modelUsage entry whose counts are not non-negative numbers')
           continue
         }
-        const prev = this.baseModels.get(model)
-        this.baseModels.set(model, e)
-        let b = e.b
-        let cost = e.cost
-        if (prev !== undefined && covers(e.b, prev.b)) {
-          b = minus(e.b, prev.b)
-          if (cost !== undefined && prev.cost !== undefined && cost >= prev.cost) cost = prev.cost === 0 ? cost : roundUsd(cost - prev.cost)
-        }
-        if (isZero(b) && (cost === undefined || cost === 0)) continue
-        figures.push({ model, b, cost, items: 1 })
+        valid++
+        if (moved(s, model, e.usage) && e.cost === undefined) priced = false
+        emit(
+          nativeEvent(
+            'usage/total',
+            { counter: `${s.gen}/model/${model}`, model, usage: e.usage, ...(e.cost !== undefined ? { costUsd: e.cost } : {}) },
+            origin,
+          ),
+        )
       }
-      writeUsage(d, figures, undefined)
-      if (d.costMissing === 0) {
-        if (runCost === null) {
-          d.costMissing = 1
-          d.costItems = Math.max(d.costItems, 1)
-        } else d.costUsd = runCost
-      }
-    } else {
-      const figures = ledgerFigures(this.ledger)
-      const only = figures[0]
-      if (figures.length === 1 && only !== undefined && runCost !== null) figures[0] = { ...only, cost: runCost }
-      writeUsage(d, figures, runCost)
-    }
-    const rawTurns = v['num_turns']
-    const nt = Number.isSafeInteger(rawTurns) && (rawTurns as number) >= 0 ? (rawTurns as number) : undefined
-    if (nt === undefined && rawTurns !== undefined && rawTurns !== null) addDiagnostic(d, line, 'ignored num_turns: it is not a non-negative integer')
-    if (nt !== undefined) {
-      const base = this.baseTurns
-      d.turns = base === null || nt < base ? nt : nt - base
-      this.baseTurns = nt
-    } else {
-      d.turns = this.rootMessages
+      // modelUsage is the run's usage even when none of its entries could be read (not the messages')
+      if (valid === 0) emit(nativeEvent('usage/set', { models: [] }, origin))
     }
   }
-
-  /** The open run as it stands (for live status lines): `unfinished` until its result; `undefined` when none is open. */
-  snapshot(): RunResult | undefined {
-    if (!this.d.hasContent) return undefined
-    const d = cloneDraft(this.d)
-    writeUsage(d, ledgerFigures(this.ledger), undefined)
-    d.turns = this.rootMessages
-    return finishRun(d, {
-      format: 'claude-code',
-      sessionId: this.sessionId ?? this.processSession,
-      ending: this.lastType !== null ? { kind: 'unfinished', lastEventType: this.lastType } : { kind: 'unfinished' },
-      finishReason: null,
-      response: null,
-      file: this.file,
-    })
+  const rawTurns = v['num_turns']
+  const turns = Number.isSafeInteger(rawTurns) && (rawTurns as number) >= 0 ? (rawTurns as number) : undefined
+  if (turns === undefined && rawTurns !== undefined && rawTurns !== null) emitDiagnostic(emit, 'ignored num_turns: it is not a non-negative integer')
+  const counter = `${s.gen}/run`
+  if (total !== undefined && byModel && !priced) {
+    // a model without a cost: the run's cost is unknown, whatever the process total says (the total still moves)
+    emit(nativeEvent('usage/total', { counter, costUsd: total, baseline: true }, origin))
+    if (turns !== undefined) emit(nativeEvent('usage/total', { counter, turns }, origin))
+  } else if (total !== undefined || turns !== undefined) {
+    emit(nativeEvent('usage/total', { counter, ...(total !== undefined ? { costUsd: total } : {}), ...(turns !== undefined ? { turns } : {}) }, origin))
   }
+}
 
-  /** The input ended: hand out the held run, then the open one (unfinished, or failed when the last word was a fatal error). */
-  end(): void {
-    const d = this.d
-    if (!d.hasContent && this.held !== null) {
-      for (const x of d.diagnostics) addDiagnostic(this.held.d, x.line, x.message)
-      this.held.d.diagnosticsDropped += d.diagnosticsDropped
-    }
-    this.flushHeld()
-    if (!d.hasContent && this.emitted > 0) return
-    const fatal = this.flags.fatal
-    const ending: RunEnding =
-      fatal !== null
-        ? { kind: 'failed', reason: 'provider_error', phase: 'stream', error: endingError(fatal) }
-        : this.lastType !== null
-          ? { kind: 'unfinished', lastEventType: this.lastType }
-          : { kind: 'unfinished' }
-    writeUsage(d, ledgerFigures(this.ledger), undefined)
-    d.turns = this.rootMessages
-    this.emitted++
-    this.emit(
-      finishRun(d, {
-        format: 'claude-code',
-        sessionId: this.sessionId ?? this.processSession,
-        ending,
-        finishReason: null,
-        response: null,
-        inferred: false,
-        file: this.file,
-      }),
-    )
+const denials = (s: StreamState, v: Obj, origin: Origin, emit: Emit): void => {
+  const list = v['permission_denials']
+  if (!Array.isArray(list)) {
+    if (list !== undefined && list !== null) emitDiagnostic(emit, 'ignored permission_denials: it is not an array')
+    return
+  }
+  for (let i = 0; i < list.length; i++) {
+    const x = list[i]
+    if (!isObject(x)) continue
+    const toolName = str(x['tool_name'])
+    const callId = str(x['tool_use_id'])
+    if (toolName === undefined || callId === undefined || hasId(s.seenDenials, callId)) continue
+    addId(s.seenDenials, callId, DENIAL_WINDOW)
+    emit(nativeEvent('permission/denied', { toolName, callId }, origin))
+  }
+}
+
+const result = (s: StreamState, v: Obj, time: string | number | undefined, emit: Emit): void => {
+  const st = v['subtype']
+  const ie = v['is_error']
+  const tr = v['terminal_reason']
+  if ((st !== undefined && typeof st !== 'string') || (ie !== undefined && typeof ie !== 'boolean') || (tr !== undefined && tr !== null && typeof tr !== 'string')) {
+    badRecord(emit, 'result', 'subtype, is_error or terminal_reason has an unexpected type', time)
+    return
+  }
+  const sid = str(v['session_id'])
+  const rootSid = s.runSid ?? s.processSession
+  const finishReason = str(tr) ?? str(st) ?? null
+  if (sid !== undefined && rootSid !== null && sid !== rootSid) {
+    // A result of another session in this stream (a background subagent): a child, never the run's ending.
+    emit(nativeEvent('turn/end', { reason: resultReason(v, NO_FLAGS), finishReason }, { sessionId: sid, recordType: s.lastType ?? 'result', time }))
+    return
+  }
+  const origin = originOf('result', time)
+  if (s.afterResult) {
+    // nothing of a new run since the previous result: the fold keeps the first ending (K7)
+    emit(nativeEvent('turn/end', { reason: resultReason(v, s), finishReason }, origin))
+    return
+  }
+  if (sid !== undefined && rootSid === null) {
+    s.runSid = sid
+    tellRoot(s, emit, 'result')
+  }
+  totals(s, v, origin, emit)
+  denials(s, v, origin, emit)
+  const text = v['result']
+  const so = v['structured_output']
+  const dur = amount(v['duration_ms'])
+  emit(
+    nativeEvent(
+      'turn/end',
+      {
+        reason: resultReason(v, s),
+        finishReason,
+        ...(typeof text === 'string' ? { text } : {}),
+        ...(so !== undefined && so !== null ? { structuredOutput: so } : {}),
+        ...(dur !== undefined ? { durationMs: dur } : {}),
+      },
+      origin,
+    ),
+  )
+  emitIdle(emit)
+  newRun(s)
+  tellRoot(s, emit)
+  s.afterResult = true
+}
+
+/**
+ * Translates one stream-json record (an object).
+ * @internal
+ */
+export const streamRecord = (s: StreamState, v: Obj, emit: Emit): void => {
+  const type = v['type']
+  if (typeof type !== 'string') {
+    emitDiagnostic(emit, 'skipped a record without a string "type"')
+    return
+  }
+  const time = timeOf(v['timestamp'])
+  switch (type) {
+    case 'assistant':
+      assistant(s, v, time, emit)
+      return
+    case 'user':
+      user(s, v, time, emit)
+      return
+    case 'result':
+      result(s, v, time, emit)
+      return
+    case 'system':
+      system(s, v, time, emit)
+      return
+    default:
+      if (IGNORED_TYPES.has(type)) emitRecord(emit, undefined, time)
+      else unknownType(emit, type, time)
   }
 }

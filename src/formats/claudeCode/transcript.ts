@@ -1,34 +1,59 @@
 /**
- * The Claude Code on-disk transcript reader (`~/.claude/projects/<project>/<session>.jsonl` and
+ * The Claude Code on-disk transcript translator (`~/.claude/projects/<project>/<session>.jsonl` and
  * `<session>/subagents/*.jsonl`). See `../claudeCode.ts` for the rules.
+ *
+ * Translation (protocol 2): each real prompt starts a run: the open run's inferred ending is stated as a
+ * `turn/end` with `inferred: true` and the root idle, both between records (the prompt belongs to the next
+ * run), and at the end of the input the last run's ending the same way. A prompt → `user/message`; a root
+ * tool_result record → `tool/result`s; a root assistant message → `turn/start` (a new `message.id`), its
+ * `tool/call`s and `subagent/started` for Task/Agent calls, then `assistant/message` (`messageId` =
+ * `message.id`); a synthetic or API-error message → an `assistant/chunk` (run content that is not the
+ * answer). Sidechain records are stated in a session that is neither the root nor a child (their usage and
+ * tool calls count, they never end or answer the run). A Task's tool_result → that child's `turn/end`, and the
+ * `agentId` it names → `subagent/started { childSessionId: agentId, previousSessionId: callId }`. The
+ * session (a record's `sessionId`) → `session/started` when it changes. Other records carry no fact.
  *
  * @module
  * @internal
  */
-import type { PendingItem, RunEnding } from '../../core/RunEnding.js'
-import { finishRun, newDraft, setChildEnding, touch, type RunDraft, type RunResult } from '../../core/RunResult.js'
+import * as t from 'io-ts'
+import type { PendingItem } from '../../core/RunEnding.js'
+import type { Emit } from '../../core/translator.js'
+import { BETWEEN, emitDiagnostic, emitIdle, emitRecord, nativeEvent, type Origin, type ReasonIn } from '../events.js'
 import { isObject, str, type Obj } from '../json.js'
 import {
+  ABORTED_BY_USER,
+  COMPLETED,
   INTERACTIVE_TOOLS,
-  RecentSet,
+  IdSetCodec,
+  LastUsageCodec,
+  NO_DATA,
+  PendingItemsCodec,
   SYNTHETIC_MODEL,
-  UsageLedger,
-  addMessageUsage,
+  USER_MESSAGE,
+  addId,
   apiErrorMessage,
+  assistantBlocks,
+  badRecord,
   classifyUserText,
   cutOffReason,
+  dropId,
   endingError,
   failedToolResult,
-  joinText,
-  ledgerFigures,
-  messageOf,
+  hasId,
+  jsonCopy,
+  lastBlockEvents,
+  messageContent,
+  messageData,
+  messageUsage,
+  newIdSet,
   num,
-  otherRecord,
-  readAssistantBlocks,
-  recordType,
-  renameChild,
+  originOf,
+  repeatsUsage,
   timeOf,
-  writeUsage,
+  unknownType,
+  type IdSet,
+  type LastUsage,
   type UserTextKind,
 } from './shared.js'
 
@@ -58,21 +83,115 @@ export const TRANSCRIPT_TYPES: ReadonlySet<string> = new Set([
 ])
 
 /** The last root fact of a run, from which its ending is inferred. */
-type LastFact =
-  | { readonly k: 'none' }
-  | { readonly k: 'prompt' }
-  | { readonly k: 'text'; readonly stop: string | undefined }
-  | { readonly k: 'tool_use'; readonly stop: string | undefined }
-  | { readonly k: 'thinking' }
-  | { readonly k: 'assistant' }
-  | { readonly k: 'tool_result' }
-  | { readonly k: 'interrupt' }
-  | { readonly k: 'hook' }
-  | { readonly k: 'api_error'; readonly message: string; readonly code: string | undefined }
-  | { readonly k: 'limit'; readonly limit: number | undefined; readonly actual: number | undefined }
+type FactKind = 'none' | 'prompt' | 'text' | 'tool_use' | 'thinking' | 'assistant' | 'tool_result' | 'interrupt' | 'hook' | 'api_error' | 'limit'
 
 /** How to treat sidechain records: `auto` decides from the first user/assistant record. @internal */
 export type SubagentMode = boolean | 'auto'
+
+/** The transcript translator's state (plain JSON). @internal */
+export interface TranscriptState {
+  file: string | null
+  /** `sub`: a subagent file, read as one run; `main`: sidechains are subagents of the root; `null`: not decided yet. */
+  mode: 'main' | 'sub' | null
+  /** The session the fold was last told is the root. */
+  told: string | null
+  /** The first `sessionId` of the input. */
+  fileSession: string | null
+  /** The root session of the open run (its root records'), else `null`. */
+  runSid: string | null
+  /** The open run has root content (a prompt, a root tool_result or assistant message). */
+  hasContent: boolean
+  /** Runs ended so far. */
+  emitted: number
+  /** The last root fact and its details (the inferred ending). */
+  fact: FactKind
+  factStop: string | null
+  factMessage: string | null
+  factCode: string | null
+  factLimit: number | null
+  factActual: number | null
+  lastRootId: string | null
+  /** The `stop_reason` of the last root message (its copies). */
+  rootStop: string | null
+  /** Calls of tools that ask the person, in the last root message, still without a result. */
+  pending: Array<PendingItem>
+  /** Root message ids of the open run (its turns). */
+  rootIds: IdSet
+  tools: IdSet
+  taskIds: IdSet
+  /** The usage last stated for a message of the open run (its copies repeat it). */
+  lastUsage: LastUsage | null
+}
+
+const NullableString = t.union([t.string, t.null])
+const NullableNumber = t.union([t.number, t.null])
+
+/** io-ts codec of {@link TranscriptState}. @internal */
+export const TranscriptStateCodec: t.Type<TranscriptState, unknown> = t.type({
+  file: NullableString,
+  mode: t.union([t.literal('main'), t.literal('sub'), t.null]),
+  told: NullableString,
+  fileSession: NullableString,
+  runSid: NullableString,
+  hasContent: t.boolean,
+  emitted: t.number,
+  fact: t.keyof({
+    none: null,
+    prompt: null,
+    text: null,
+    tool_use: null,
+    thinking: null,
+    assistant: null,
+    tool_result: null,
+    interrupt: null,
+    hook: null,
+    api_error: null,
+    limit: null,
+  }),
+  factStop: NullableString,
+  factMessage: NullableString,
+  factCode: NullableString,
+  factLimit: NullableNumber,
+  factActual: NullableNumber,
+  lastRootId: NullableString,
+  rootStop: NullableString,
+  pending: PendingItemsCodec,
+  rootIds: IdSetCodec,
+  tools: IdSetCodec,
+  taskIds: IdSetCodec,
+  lastUsage: LastUsageCodec,
+}) as unknown as t.Type<TranscriptState, unknown>
+
+/** A fresh transcript state. @internal */
+export const newTranscriptState = (file: string | null, subagent: SubagentMode): TranscriptState => ({
+  file,
+  mode: subagent === true ? 'sub' : subagent === false ? 'main' : null,
+  told: null,
+  fileSession: null,
+  runSid: null,
+  hasContent: false,
+  emitted: 0,
+  fact: 'none',
+  factStop: null,
+  factMessage: null,
+  factCode: null,
+  factLimit: null,
+  factActual: null,
+  lastRootId: null,
+  rootStop: null,
+  pending: [],
+  rootIds: newIdSet(),
+  tools: newIdSet(),
+  taskIds: newIdSet(),
+  lastUsage: null,
+})
+
+/** Pending questions kept for one message at most (a message asks one or two). */
+const MAX_PENDING = 64
+
+/** The sessions sidechain facts are stated in: neither the root nor a child (the second when the root is named like the first). */
+const SIDECHAIN = '<sidechain>'
+const SIDECHAIN_2 = '<sidechain>#2'
 
 const userKind = (v: Obj, msg: Obj): UserTextKind | 'tool_result' => {
   if (v['isMeta'] === true || v['isCompactSummary'] === true || v['isVisibleInTranscriptOnly'] === true) return 'meta'
@@ -81,7 +200,8 @@ const userKind = (v: Obj, msg: Obj): UserTextKind | 'tool_result' => {
   if (!Array.isArray(content)) return 'meta'
   let text: string | undefined
   let any = false
-  for (const b of content) {
+  for (let i = 0; i < content.length; i++) {
+    const b = content[i]
     if (!isObject(b)) continue
     any = true
     const bt = b['type']
@@ -101,277 +221,321 @@ const lastObject = (blocks: ReadonlyArray<unknown>): Obj | undefined => {
   return undefined
 }
 
-/**
- * Folds transcript records into runs: each real prompt starts a run; the ending is inferred from the run's last
- * root records when the next real prompt arrives or the input ends.
- * @internal
- */
-export class TranscriptReader {
-  private d: RunDraft
-  private fact: LastFact = { k: 'none' }
-  private sessionId: string | null = null
-  private fileSession: string | null = null
-  private ledger = new UsageLedger()
-  private readonly rootIds = new RecentSet()
-  private readonly tools = new RecentSet()
-  private lastRootId: string | undefined = undefined
-  private rootText: string | null = null
-  private rootStop: string | undefined = undefined
-  private pending: Array<PendingItem> = []
-  private taskIds = new Set<string>()
-  private mode: 'main' | 'sub' | null
-  private emitted = 0
+/** Tells the fold the root session (`session/started`, between records) when it changed. */
+const tellRoot = (s: TranscriptState, emit: Emit): void => {
+  const id = s.runSid ?? s.fileSession
+  if (id === null || id === s.told) return
+  s.told = id
+  emit(nativeEvent('session/started', NO_DATA, { sessionId: id, between: true }))
+}
 
-  constructor(
-    private readonly emit: (r: RunResult) => void,
-    private readonly file: string | null,
-    initial: RunDraft,
-    subagent: SubagentMode,
-  ) {
-    this.d = initial
-    this.mode = subagent === true ? 'sub' : subagent === false ? 'main' : null
-  }
-
-  /** The draft that takes diagnostics for the current line. */
-  get draft(): RunDraft {
-    return this.d
-  }
-
-  private newRun(): void {
-    this.d = newDraft()
-    this.fact = { k: 'none' }
-    this.sessionId = null
-    this.ledger = new UsageLedger()
-    this.rootIds.clear()
-    this.tools.clear()
-    this.lastRootId = undefined
-    this.rootText = null
-    this.rootStop = undefined
-    this.pending = []
-    this.taskIds = new Set()
-  }
-
-  /** Emits the open run when it has content, and starts a new one. */
-  private boundary(): void {
-    if (!this.d.hasContent) return
-    this.emitted++
-    this.emit(this.finish())
-    this.newRun()
-  }
-
-  private decideMode(v: Obj): 'main' | 'sub' {
-    if (this.mode !== null) return this.mode
-    const side = v['isSidechain'] === true
-    const subFile = this.file !== null && /[\\/]subagents[\\/][^\\/]+$/.test(this.file)
-    this.mode = side && (typeof v['agentId'] === 'string' || subFile) ? 'sub' : 'main'
-    return this.mode
-  }
-
-  /** Reads one parsed record (an object). */
-  record(v: Obj, line: number | undefined): void {
-    const type = recordType(this.d, v, line)
-    if (type === undefined) return
-    const sid = str(v['sessionId'])
-    if (sid !== undefined && this.fileSession === null) this.fileSession = sid
-    const time = timeOf(v['timestamp'])
-    switch (type) {
-      case 'user':
-        this.user(v, line, time)
-        return
-      case 'assistant':
-        this.assistant(v, line, time)
-        return
-      case 'attachment':
-        touch(this.d, line, time)
-        this.attachment(v)
-        return
-      default:
-        otherRecord(this.d, line, time, type, TRANSCRIPT_TYPES)
+/** The inferred ending of the open run, from its last root fact. */
+const endingReason = (s: TranscriptState): { reason: ReasonIn; finishReason: string | null } => {
+  switch (s.fact) {
+    case 'text': {
+      const cut = cutOffReason(s.factStop)
+      return { reason: cut !== undefined ? { kind: 'cut-off', finishReason: cut } : COMPLETED, finishReason: s.factStop }
     }
-  }
-
-  private attachment(v: Obj): void {
-    const a = v['attachment']
-    if (!isObject(a) || a['type'] !== 'max_turns_reached') return
-    if (v['isSidechain'] === true && this.mode !== 'sub') return
-    this.fact = { k: 'limit', limit: num(a['maxTurns']) ?? num(a['max_turns']), actual: num(a['turnCount']) ?? num(a['turn_count']) }
-  }
-
-  private user(v: Obj, line: number | undefined, time: string | number | undefined): void {
-    const msg = messageOf(this.d, v, line, time, 'user')
-    if (msg === undefined) return
-    const mode = this.decideMode(v)
-    const side = mode === 'main' && v['isSidechain'] === true
-    const kind = userKind(v, msg)
-    if (!side && (kind === 'prompt' || kind === 'command') && !(mode === 'sub' && this.d.hasContent)) this.boundary()
-    const d = this.d
-    touch(d, line, time)
-    if (kind === 'tool_result') this.toolResults(v, msg, side)
-    if (side) return
-    const sid = str(v['sessionId'])
-    switch (kind) {
-      case 'prompt':
-        d.hasContent = true
-        if (sid !== undefined) this.sessionId = sid
-        this.fact = { k: 'prompt' }
-        return
-      case 'interrupt':
-        this.fact = { k: 'interrupt' }
-        return
-      case 'hook':
-        if (d.hasContent) this.fact = { k: 'hook' }
-        return
-      case 'tool_result':
-        d.hasContent = true
-        if (sid !== undefined) this.sessionId = sid
-        this.fact = { k: 'tool_result' }
-        return
-      default:
-        return
-    }
-  }
-
-  private toolResults(v: Obj, msg: Obj, side: boolean): void {
-    const content = msg['content']
-    if (!Array.isArray(content)) return
-    const d = this.d
-    for (const b of content) {
-      if (!isObject(b) || b['type'] !== 'tool_result') continue
-      const id = str(b['tool_use_id'])
-      if (id === undefined) continue
-      if (!side && this.pending.length > 0) this.pending = this.pending.filter((p) => p.id !== id)
-      if (!this.taskIds.has(id)) continue
-      const tur = v['toolUseResult']
-      const status = isObject(tur) ? str(tur['status']) : undefined
-      if (b['is_error'] === true) {
-        setChildEnding(d, id, failedToolResult(b['content']), null)
-      } else if (status !== 'async_launched') {
-        setChildEnding(d, id, { kind: 'answered' }, status ?? null)
+    case 'tool_use':
+      return {
+        reason: s.pending.length > 0 ? { kind: 'suspended', pending: s.pending.slice() } : { kind: 'unfinished', lastEventType: 'tool_use' },
+        finishReason: s.factStop,
       }
-      const agentId = isObject(tur) ? str(tur['agentId']) : undefined
-      if (agentId !== undefined) renameChild(d, id, agentId)
-      this.taskIds.delete(id)
-    }
+    case 'tool_result':
+      return { reason: { kind: 'unfinished', lastEventType: 'tool_result' }, finishReason: null }
+    case 'interrupt':
+      return { reason: ABORTED_BY_USER, finishReason: null }
+    case 'api_error':
+      return { reason: { kind: 'failed', reason: 'provider_error', error: endingError(s.factMessage ?? 'API error', s.factCode) }, finishReason: null }
+    case 'limit':
+      return {
+        reason: { kind: 'limit', reason: 'max_turns', field: 'turns', actual: s.factActual, ...(s.factLimit !== null ? { limit: s.factLimit } : {}) },
+        finishReason: null,
+      }
+    case 'thinking':
+      return { reason: { kind: 'unfinished', lastEventType: 'thinking' }, finishReason: null }
+    case 'assistant':
+      return { reason: { kind: 'unfinished', lastEventType: 'assistant' }, finishReason: null }
+    case 'prompt':
+    case 'hook':
+      return { reason: { kind: 'unfinished', lastEventType: 'user' }, finishReason: null }
+    case 'none':
+      return { reason: { kind: 'unfinished' }, finishReason: null }
   }
+}
 
-  private assistant(v: Obj, line: number | undefined, time: string | number | undefined): void {
-    const msg = messageOf(this.d, v, line, time, 'assistant')
-    if (msg === undefined) return
-    const mode = this.decideMode(v)
-    const side = mode === 'main' && v['isSidechain'] === true
-    const d = this.d
-    touch(d, line, time)
-    const model = str(msg['model']) ?? 'unknown'
-    const id = str(msg['id'])
-    const synthetic = model === SYNTHETIC_MODEL
-    if (!synthetic) addMessageUsage(d, this.ledger, line, id, model, msg['usage'])
-    const content = msg['content']
-    const blocks: ReadonlyArray<unknown> = Array.isArray(content) ? content : []
-    // a transcript opens subagent children for client-side calls only
-    const text = readAssistantBlocks(d, blocks, this.tools, this.taskIds, false)
-    if (side) return
-    d.hasContent = true
-    const sid = str(v['sessionId'])
-    if (sid !== undefined) this.sessionId = sid
-    const apiError = v['isApiErrorMessage'] === true
-    if (synthetic || apiError) {
-      if (apiError || (text !== null && text.startsWith('API Error'))) {
-        this.fact = { k: 'api_error', message: apiErrorMessage(text), code: str(v['error']) }
+/** States the open run's inferred ending (between records). */
+const emitEnding = (s: TranscriptState, emit: Emit): void => {
+  const { reason, finishReason } = endingReason(s)
+  emit(nativeEvent('turn/end', { reason, finishReason, inferred: true }, BETWEEN))
+}
+
+const newRun = (s: TranscriptState, emit: Emit): void => {
+  s.hasContent = false
+  s.fact = 'none'
+  s.runSid = null
+  s.lastRootId = null
+  s.rootStop = null
+  s.pending = []
+  s.rootIds = newIdSet()
+  s.tools = newIdSet()
+  s.taskIds = newIdSet()
+  s.lastUsage = null
+  tellRoot(s, emit)
+}
+
+/** A real prompt: the open run, when it has content, is over (its ending, then the root idle). */
+const boundary = (s: TranscriptState, emit: Emit): void => {
+  if (!s.hasContent) return
+  emitEnding(s, emit)
+  emitIdle(emit)
+  s.emitted++
+  newRun(s, emit)
+}
+
+const decideMode = (s: TranscriptState, v: Obj): 'main' | 'sub' => {
+  if (s.mode !== null) return s.mode
+  const side = v['isSidechain'] === true
+  const subFile = s.file !== null && /[\\/]subagents[\\/][^\\/]+$/.test(s.file)
+  s.mode = side && (typeof v['agentId'] === 'string' || subFile) ? 'sub' : 'main'
+  return s.mode
+}
+
+/** The session sidechain facts are stated in, or `null` while no session is known (a fact there would name the root). */
+const sideSession = (s: TranscriptState): string | null => (s.told === null ? null : s.told === SIDECHAIN ? SIDECHAIN_2 : SIDECHAIN)
+
+/**
+ * The tool_result blocks of a user record: root ones are `tool/result`s and settle pending questions; a Task's
+ * result ends its child (and renames it to the `agentId` the result names). Returns the root results stated.
+ */
+const toolResults = (s: TranscriptState, v: Obj, msg: Obj, side: boolean, origin: Origin, time: string | number | undefined, emit: Emit): number => {
+  const content = msg['content']
+  if (!Array.isArray(content)) return 0
+  let n = 0
+  for (let i = 0; i < content.length; i++) {
+    const b = content[i]
+    if (!isObject(b) || b['type'] !== 'tool_result') continue
+    const id = str(b['tool_use_id'])
+    if (id === undefined) continue
+    const isError = b['is_error'] === true
+    if (!side) {
+      emit(nativeEvent('tool/result', isError ? { callId: id, error: {} } : { callId: id }, origin))
+      n++
+      if (s.pending.length > 0) s.pending = s.pending.filter((p) => p.id !== id)
+    }
+    if (!hasId(s.taskIds, id)) continue
+    const tur = v['toolUseResult']
+    const status = isObject(tur) ? str(tur['status']) : undefined
+    const child: Origin = { sessionId: id, recordType: 'user', time }
+    if (isError) emit(nativeEvent('turn/end', { reason: failedToolResult(b['content']), finishReason: null }, child))
+    else if (status !== 'async_launched') emit(nativeEvent('turn/end', { reason: COMPLETED, finishReason: status ?? null }, child))
+    const agentId = isObject(tur) ? str(tur['agentId']) : undefined
+    if (agentId !== undefined) emit(nativeEvent('subagent/started', { childSessionId: agentId, previousSessionId: id }, origin))
+    dropId(s.taskIds, id)
+  }
+  return n
+}
+
+const user = (s: TranscriptState, v: Obj, time: string | number | undefined, emit: Emit): void => {
+  const msg = v['message']
+  if (!isObject(msg)) {
+    badRecord(emit, 'user', 'its message is not an object', time)
+    return
+  }
+  const mode = decideMode(s, v)
+  const side = mode === 'main' && v['isSidechain'] === true
+  const kind = userKind(v, msg)
+  if (!side && (kind === 'prompt' || kind === 'command') && !(mode === 'sub' && s.hasContent)) boundary(s, emit)
+  const origin = originOf('user', time)
+  // a record that states no run fact still counts in the run's lines and times
+  if (side || (kind !== 'prompt' && kind !== 'tool_result')) emitRecord(emit, 'user', time)
+  if (kind === 'tool_result') {
+    const n = toolResults(s, v, msg, side, origin, time, emit)
+    if (!side && n === 0) emit(nativeEvent('tool/result', { callId: '' }, origin))
+  }
+  if (side) return
+  const sid = str(v['sessionId'])
+  switch (kind) {
+    case 'prompt':
+      s.hasContent = true
+      s.fact = 'prompt'
+      if (sid !== undefined) {
+        s.runSid = sid
+        tellRoot(s, emit)
+      }
+      emit(nativeEvent('user/message', USER_MESSAGE, origin))
+      return
+    case 'interrupt':
+      s.fact = 'interrupt'
+      return
+    case 'hook':
+      if (s.hasContent) s.fact = 'hook'
+      return
+    case 'tool_result':
+      s.hasContent = true
+      s.fact = 'tool_result'
+      if (sid !== undefined) {
+        s.runSid = sid
+        tellRoot(s, emit)
       }
       return
-    }
-    const newMessage = id === undefined || id !== this.lastRootId
-    if (newMessage) {
-      if (id === undefined || this.rootIds.add(id)) d.turns++
-      this.lastRootId = id
-      this.rootText = null
-      this.rootStop = undefined
-      this.pending = []
-    }
-    if (text !== null) this.rootText = joinText(this.rootText, text)
-    const stop = str(msg['stop_reason'])
-    if (stop !== undefined) this.rootStop = stop
-    const last = lastObject(blocks)
-    if (last === undefined) return
-    const lt = last['type']
-    if (lt === 'text') this.fact = { k: 'text', stop: this.rootStop }
-    else if (lt === 'tool_use') {
-      for (const b of blocks) {
-        if (!isObject(b) || b['type'] !== 'tool_use') continue
-        const name = str(b['name'])
-        const kind = name !== undefined ? INTERACTIVE_TOOLS.get(name) : undefined
-        const tid = str(b['id'])
-        if (kind === undefined || tid === undefined || name === undefined || this.pending.some((p) => p.id === tid)) continue
-        this.pending.push({ id: tid, kind, toolName: name, ...(b['input'] !== undefined ? { arguments: b['input'] } : {}) })
-      }
-      this.fact = { k: 'tool_use', stop: this.rootStop }
-    } else if (lt === 'thinking' || lt === 'redacted_thinking') this.fact = { k: 'thinking' }
-    else this.fact = { k: 'assistant' }
+    default:
+      return
   }
+}
 
-  private endingOf(): { ending: RunEnding; finishReason: string | null } {
-    const f = this.fact
-    switch (f.k) {
-      case 'text': {
-        const cut = cutOffReason(f.stop)
-        return { ending: cut !== undefined ? { kind: 'cut_off', finishReason: cut } : { kind: 'answered' }, finishReason: f.stop ?? null }
-      }
-      case 'tool_use':
-        return {
-          ending: this.pending.length > 0 ? { kind: 'suspended', pending: this.pending.slice() } : { kind: 'unfinished', lastEventType: 'tool_use' },
-          finishReason: f.stop ?? null,
-        }
-      case 'tool_result':
-        return { ending: { kind: 'unfinished', lastEventType: 'tool_result' }, finishReason: null }
-      case 'interrupt':
-        return { ending: { kind: 'stopped', by: 'caller' }, finishReason: null }
-      case 'api_error':
-        return {
-          ending: { kind: 'failed', reason: 'provider_error', error: endingError(f) },
-          finishReason: null,
-        }
-      case 'limit':
-        return {
-          ending: {
-            kind: 'limit',
-            reason: 'max_turns',
-            field: 'turns',
-            actual: f.actual ?? null,
-            ...(f.limit !== undefined ? { limit: f.limit } : {}),
-          },
-          finishReason: null,
-        }
-      case 'thinking':
-        return { ending: { kind: 'unfinished', lastEventType: 'thinking' }, finishReason: null }
-      case 'assistant':
-        return { ending: { kind: 'unfinished', lastEventType: 'assistant' }, finishReason: null }
-      case 'prompt':
-      case 'hook':
-        return { ending: { kind: 'unfinished', lastEventType: 'user' }, finishReason: null }
-      case 'none':
-        return { ending: { kind: 'unfinished' }, finishReason: null }
+const assistant = (s: TranscriptState, v: Obj, time: string | number | undefined, emit: Emit): void => {
+  const msg = v['message']
+  if (!isObject(msg)) {
+    badRecord(emit, 'assistant', 'its message is not an object', time)
+    return
+  }
+  const mode = decideMode(s, v)
+  const side = mode === 'main' && v['isSidechain'] === true
+  const origin = originOf('assistant', time)
+  const model = str(msg['model']) ?? 'unknown'
+  const id = str(msg['id'])
+  const synthetic = model === SYNTHETIC_MODEL
+  const stated = synthetic ? undefined : messageUsage(emit, msg['usage'], time)
+  // a copy that repeats the message's usage exactly changes nothing in the fold: it is not stated again
+  const usage = stated !== undefined && repeatsUsage(s, id, model, stated) ? undefined : stated
+  const content = msg['content']
+  const blocks: ReadonlyArray<unknown> = Array.isArray(content) ? content : []
+  if (side) {
+    // a subagent's record in the session file: its usage and tool calls count, it never ends or answers the run
+    emitRecord(emit, 'assistant', time)
+    const sc = sideSession(s)
+    // while no session is known, a sidechain's facts can only be root ones: stated where they change nothing else
+    // (a run with root content, or the first run, which is printed anyway)
+    const rootOk = sc !== null || s.hasContent || s.emitted === 0
+    const o: Origin = sc === null ? origin : { sessionId: sc, recordType: 'assistant', time }
+    // a transcript opens subagent children for client-side calls only
+    assistantBlocks(blocks, s.tools, s.taskIds, false, o, emit, rootOk)
+    if (usage !== undefined && rootOk) usageOnly(sc, o, id, model, usage, emit)
+    else if (!rootOk) s.lastUsage = null
+    return
+  }
+  s.hasContent = true
+  const sid = str(v['sessionId'])
+  if (sid !== undefined) {
+    s.runSid = sid
+    tellRoot(s, emit)
+  }
+  const apiError = v['isApiErrorMessage'] === true
+  if (synthetic || apiError) {
+    // a message Claude Code wrote itself (an API error, an interruption): run content, never the answer
+    emit(nativeEvent('assistant/chunk', { chunk: { type: synthetic ? 'synthetic' : 'api_error' } }, origin))
+    const text = assistantBlocks(blocks, s.tools, s.taskIds, false, origin, emit)
+    if (usage !== undefined) {
+      const sc = sideSession(s)
+      usageOnly(sc, sc === null ? origin : { sessionId: sc, recordType: 'assistant', time }, id, model, usage, emit)
     }
+    if (apiError || (text !== null && text.startsWith('API Error'))) {
+      s.fact = 'api_error'
+      s.factMessage = apiErrorMessage(text)
+      s.factCode = str(v['error']) ?? null
+    }
+    return
   }
+  const copy = id !== undefined && id === s.lastRootId
+  if (!copy) {
+    if (id === undefined || addId(s.rootIds, id)) emit(nativeEvent('turn/start', NO_DATA, origin))
+    s.lastRootId = id ?? null
+    s.rootStop = null
+    if (s.pending.length > 0) s.pending = []
+  }
+  const text = assistantBlocks(blocks, s.tools, s.taskIds, false, origin, emit)
+  // a further copy of the message with no text and no new usage, after its tool calls (which count the record's
+  // line and time), would change nothing in the fold: it is not stated
+  if (!(copy && usage === undefined && text === null && lastBlockEvents() > 0)) {
+    emit(nativeEvent('assistant/message', messageData(messageContent(text, blocks), usage, model, id), origin))
+  }
+  const stop = str(msg['stop_reason'])
+  if (stop !== undefined) s.rootStop = stop
+  const last = lastObject(blocks)
+  if (last === undefined) return
+  const lt = last['type']
+  if (lt === 'text') {
+    s.fact = 'text'
+    s.factStop = s.rootStop
+  } else if (lt === 'tool_use') {
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i]
+      if (!isObject(b) || b['type'] !== 'tool_use') continue
+      const name = str(b['name'])
+      const kind = name !== undefined ? INTERACTIVE_TOOLS.get(name) : undefined
+      const tid = str(b['id'])
+      if (kind === undefined || tid === undefined || name === undefined || s.pending.length >= MAX_PENDING || s.pending.some((p) => p.id === tid)) continue
+      const input = b['input']
+      s.pending.push({ id: tid, kind, toolName: name, ...(input !== undefined ? { arguments: jsonCopy(input) } : {}) })
+    }
+    s.fact = 'tool_use'
+    s.factStop = s.rootStop
+  } else if (lt === 'thinking' || lt === 'redacted_thinking') s.fact = 'thinking'
+  else s.fact = 'assistant'
+}
 
-  private finish(): RunResult {
-    const d = this.d
-    writeUsage(d, ledgerFigures(this.ledger), undefined)
-    const { ending, finishReason } = this.endingOf()
-    return finishRun(d, {
-      format: 'claude-code',
-      sessionId: this.sessionId ?? this.fileSession,
-      ending,
-      finishReason,
-      response: this.rootText,
-      inferred: true,
-      file: this.file,
-    })
-  }
+/**
+ * Usage of a message that must not answer the run (a sidechain's, an API error's): an `assistant/message` in
+ * the sidechain session (copies with one id replace each other), or, while no session is known, a `usage/add`.
+ */
+const usageOnly = (
+  sc: string | null,
+  origin: Origin,
+  id: string | undefined,
+  model: string,
+  usage: NonNullable<ReturnType<typeof messageUsage>>,
+  emit: Emit,
+): void => {
+  if (sc === null) emit(nativeEvent('usage/add', { usage, model }, origin))
+  else emit(nativeEvent('assistant/message', messageData(messageContent(null), usage, model, id), origin))
+}
 
-  /** The input ended: emit the open run (or one unfinished run when the input held none). */
-  end(): void {
-    if (!this.d.hasContent && this.emitted > 0) return
-    this.emitted++
-    this.emit(this.finish())
+const attachment = (s: TranscriptState, v: Obj, time: string | number | undefined, emit: Emit): void => {
+  emitRecord(emit, 'attachment', time)
+  const a = v['attachment']
+  if (!isObject(a) || a['type'] !== 'max_turns_reached') return
+  if (v['isSidechain'] === true && s.mode !== 'sub') return
+  s.fact = 'limit'
+  s.factLimit = num(a['maxTurns']) ?? num(a['max_turns']) ?? null
+  s.factActual = num(a['turnCount']) ?? num(a['turn_count']) ?? null
+}
+
+/**
+ * Translates one transcript record (an object).
+ * @internal
+ */
+export const transcriptRecord = (s: TranscriptState, v: Obj, emit: Emit): void => {
+  const type = v['type']
+  if (typeof type !== 'string') {
+    emitDiagnostic(emit, 'skipped a record without a string "type"')
+    return
   }
+  const sid = v['sessionId']
+  if (typeof sid === 'string' && s.fileSession === null) {
+    s.fileSession = sid
+    tellRoot(s, emit)
+  }
+  const time = timeOf(v['timestamp'])
+  switch (type) {
+    case 'user':
+      user(s, v, time, emit)
+      return
+    case 'assistant':
+      assistant(s, v, time, emit)
+      return
+    case 'attachment':
+      attachment(s, v, time, emit)
+      return
+    default:
+      if (TRANSCRIPT_TYPES.has(type)) emitRecord(emit, undefined, time)
+      else unknownType(emit, type, time)
+  }
+}
+
+/** The input ended: the open run's inferred ending (or that of the one run an input without content makes). @internal */
+export const transcriptEnd = (s: TranscriptState, emit: Emit): void => {
+  if (!s.hasContent && s.emitted > 0) return
+  emitEnding(s, emit)
+  s.emitted++
 }
