@@ -381,19 +381,12 @@ export interface RunFacts {
   readonly file?: string | null
   /** The source's own duration (milliseconds); otherwise the span of the event times. */
   readonly durationMs?: number | null
-  /**
-   * Whether the source reports cost at all. When it does not (the default for `codex`, `gemini`, `ai-sdk` and
-   * `openai-agents`), a run without any priced item has an unknown cost (`totalUsd: null`), not $0.
-   */
-  readonly costReported?: boolean
 }
-
-/** Formats that never carry a cost: a run of theirs with no priced item has an unknown cost, not $0. */
-const NO_COST_FORMATS: ReadonlySet<string> = new Set(['codex', 'gemini', 'ai-sdk', 'openai-agents'])
 
 /**
  * Turns a draft into the immutable `RunResult` of SPEC §3. The response is dropped unless the ending is
- * `answered` or `cut_off`; `cost.totalUsd` is `null` whenever an item was unpriced.
+ * `answered` or `cut_off`; `cost.totalUsd` is `null` whenever an item was unpriced, and when nothing was
+ * priced at all (K27: a run without model output or a reported cost has an unknown cost, not $0).
  * @since 0.1.0
  */
 export const finishRun = (d: RunDraft, facts: RunFacts): RunResult => {
@@ -446,7 +439,9 @@ export const finishRun = (d: RunDraft, facts: RunFacts): RunResult => {
       byModel: Object.fromEntries(byModel),
     },
     cost:
-      d.costItems === 0 && !d.costEstimated && !(facts.costReported ?? !NO_COST_FORMATS.has(facts.format))
+      // nothing priced (no model response with usage, no cost the source reports): the cost is unknown, never a
+      // complete $0 — one rule for every format (K27)
+      d.costItems === 0 && !d.costEstimated
         ? { totalUsd: null, complete: false, missing: 0 }
         : {
             totalUsd: d.costMissing > 0 ? null : usd(d.costUsd),

@@ -189,6 +189,12 @@ export interface FoldOptions {
 
 const zeroBuckets = (): BucketsDraft => ({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 })
 
+/**
+ * An index keyed by message ids: a prototype-less object, so V8 keeps it as a dictionary from the start instead
+ * of building a hidden class per distinct id (still a plain JSON value; keys are `#`-prefixed).
+ */
+const idIndex = <V>(): Record<string, V> => Object.create(null) as Record<string, V>
+
 const newBook = (): UsageBook => ({ usage: zeroBuckets(), byModel: {}, costUsd: 0, costItems: 0, costMissing: 0 })
 
 const newRun = (): NativeRunState => ({
@@ -199,7 +205,7 @@ const newRun = (): NativeRunState => ({
   response: null,
   lastEventType: null,
   messageId: null,
-  ledger: { ids: [], byId: {} },
+  ledger: { ids: [], byId: idIndex() },
   totals: null,
   set: null,
   runCost: null,
@@ -242,7 +248,7 @@ const cloneBook = (b: UsageBook): UsageBook => {
 }
 
 const cloneRun = (r: NativeRunState): NativeRunState => {
-  const byId: Record<string, LedgerEntry> = {}
+  const byId: Record<string, LedgerEntry> = idIndex()
   for (const k of Object.keys(r.ledger.byId)) {
     const e = r.ledger.byId[k] as LedgerEntry
     byId[k] = { model: e.model, usage: { ...e.usage }, costUsd: e.costUsd }

@@ -1,5 +1,6 @@
 /** The built package under plain Node: catches native-ESM import traps that vitest's resolver hides. */
 import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { repoRoot, spawnCli } from '../support/cli.js'
 
@@ -61,5 +62,17 @@ describe('built package under plain node', () => {
       "{ kind: 'answered' } 1048",
       "{ kind: 'cut_off', finishReason: 'max_tokens' }",
     ])
+  })
+
+  it("the README's live-stream example runs as written and prints what its comments say", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    const start = readme.indexOf("```ts\nimport { readFileSync } from 'node:fs'")
+    expect(start).toBeGreaterThan(-1)
+    const code = readme.slice(start + 6, readme.indexOf('```', start + 6))
+    // the printed values are the ones the snippet's comments give
+    const comments = [...code.matchAll(/\/\/ (\{ kind[^\n]*)/g)].map((m) => m[1])
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: repoRoot, encoding: 'utf8' })
+    expect(out.stderr).toBe('')
+    expect(out.stdout.trim().split('\n')).toStrictEqual(comments)
   })
 })

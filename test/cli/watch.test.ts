@@ -134,7 +134,7 @@ describe('run-outcome watch', () => {
     child.stdin.end(`${JSON.stringify({ type: 'result', subtype: 'error_during_execution', is_error: true, session_id: sid })}\n`)
     expect(await exited).toBe(0)
     expect(out).toHaveLength(1)
-    expect(stderr).toContain(`line ${claude.length + 1}: ignored a further result record`)
+    expect(stderr).toContain(`line ${claude.length + 1}: ignored a further terminal record`)
   })
 
   const liveCases: Array<[string, () => string[], string]> = [

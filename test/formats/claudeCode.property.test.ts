@@ -92,8 +92,9 @@ const wellFormed = (r: RunResult): void => {
   for (const k of ['inputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'outputTokens', 'reasoningTokens'] as const) {
     expect(Number.isFinite(r.usage[k]) && r.usage[k] >= 0).toBe(true)
   }
-  expect(r.cost.totalUsd === null).toBe(r.cost.missing > 0)
-  expect(r.cost.complete).toBe(r.cost.missing === 0)
+  // a cost is complete exactly when it is known; unknown when an item lacks one, or when nothing was priced (K27)
+  expect(r.cost.complete).toBe(r.cost.totalUsd !== null)
+  if (r.cost.missing > 0) expect(r.cost.totalUsd).toBeNull()
   expect(r.diagnostics.length).toBeLessThanOrEqual(MAX_DIAGNOSTICS)
   expect(Number.isInteger(r.turns) && r.turns >= 0).toBe(true)
   for (const d of r.diagnostics) expect(d.message.length).toBeLessThan(200)

@@ -133,7 +133,11 @@ export const modelProjection = (want: ModelRun, root: string | null): unknown =>
     turns: want.turns,
     toolCalls: want.toolCalls,
     usage: [u.inputTokens, u.cacheReadTokens, u.cacheWriteTokens, u.outputTokens, u.reasoningTokens],
-    cost: { totalUsd: want.missing > 0 ? null : want.milliUsd / 1000, complete: want.missing === 0, missing: want.missing },
+    // K27: nothing priced is an unknown cost, never a complete $0
+    cost:
+      want.items === 0
+        ? { totalUsd: null, complete: false, missing: 0 }
+        : { totalUsd: want.missing > 0 ? null : want.milliUsd / 1000, complete: want.missing === 0, missing: want.missing },
     children: want.children.map((c) => [c.id, c.ending]),
     diagnostics: want.diagnostics,
   }
