@@ -93,6 +93,7 @@ export const NativeRunStateCodec = t.type({
   messageId: t.union([t.string, t.null]),
   ledger: t.type({
     ids: t.array(t.string),
+    pos: t.number,
     byId: t.record(t.string, t.type({ model: t.string, usage: Buckets, costUsd: NullableNumber })),
   }),
   totals: t.union([BookC, t.null]),

@@ -104,8 +104,8 @@ export interface NativeRunState {
   lastEventType: string | null
   /** The `messageId` of the last root assistant message (its copies join their text into `response`). */
   messageId: string | null
-  /** Usage of messages with a `messageId`, last copy each (`#`-prefixed ids; `ids` in arrival order). */
-  ledger: { ids: Array<string>; byId: Record<string, LedgerEntry> }
+  /** Usage of messages with a `messageId`, last copy each (`#`-prefixed ids; `ids` a ring of the last {@link LEDGER_WINDOW}, `pos` its oldest). */
+  ledger: { ids: Array<string>; pos: number; byId: Record<string, LedgerEntry> }
   /** Usage from running totals (`usage/total` changes), or `null` when the run had none. */
   totals: UsageBook | null
   /** Usage the source stated for the whole run (`usage/set`), or `null`. */
@@ -205,7 +205,7 @@ const newRun = (): NativeRunState => ({
   response: null,
   lastEventType: null,
   messageId: null,
-  ledger: { ids: [], byId: idIndex() },
+  ledger: { ids: [], pos: 0, byId: idIndex() },
   totals: null,
   set: null,
   runCost: null,
@@ -257,7 +257,7 @@ const cloneRun = (r: NativeRunState): NativeRunState => {
     ...r,
     draft: cloneDraft(r.draft),
     sticky: r.sticky === null ? null : { ...r.sticky },
-    ledger: { ids: r.ledger.ids.slice(), byId },
+    ledger: { ids: r.ledger.ids.slice(), pos: r.ledger.pos, byId },
     totals: r.totals === null ? null : cloneBook(r.totals),
     set: r.set === null ? null : cloneBook(r.set),
     fatal: r.fatal === null ? null : { ...r.fatal },
@@ -369,8 +369,19 @@ const isZero = (b: BucketsDraft): boolean =>
   b.inputTokens === 0 && b.cacheReadTokens === 0 && b.cacheWriteTokens === 0 && b.outputTokens === 0 && b.reasoningTokens === 0
 
 /** Adds (`sign` 1) or takes back (`sign` −1) one priced item of `model` in a book. */
+/** The `#`-prefixed key of a model, remembered for the last model seen (most items name the same one). */
+let lastModel = ''
+let lastModelKey = '#'
+const modelKey = (model: string): string => {
+  if (model !== lastModel) {
+    lastModel = model
+    lastModelKey = `#${model}`
+  }
+  return lastModelKey
+}
+
 const bookItem = (book: UsageBook, model: string, b: BucketsDraft, costUsd: number | null, sign: 1 | -1): void => {
-  const key = `#${model}`
+  const key = modelKey(model)
   let m = book.byModel[key]
   if (m === undefined) {
     m = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, costUsd: 0, costMissing: 0, items: 0 }
@@ -420,11 +431,14 @@ const messageUsage = (run: NativeRunState, messageId: string, model: string, u: 
     return
   }
   bookItem(book, model, b, cost, 1)
-  run.ledger.byId[key] = { model, usage: b, costUsd: cost }
-  run.ledger.ids.push(key)
-  if (run.ledger.ids.length > LEDGER_WINDOW) {
-    const oldest = run.ledger.ids.shift() as string
-    delete run.ledger.byId[oldest]
+  const l = run.ledger
+  l.byId[key] = { model, usage: b, costUsd: cost }
+  if (l.ids.length < LEDGER_WINDOW) l.ids.push(key)
+  else {
+    // a ring: the oldest id is forgotten (a later copy of it would count again; copies come together)
+    delete l.byId[l.ids[l.pos] as string]
+    l.ids[l.pos] = key
+    l.pos = (l.pos + 1) % LEDGER_WINDOW
   }
 }
 

@@ -44,17 +44,17 @@ export type DataIn<K extends KnownEventType> = K extends 'turn/end' ? Omit<Unbra
  * non-negative, reasons of SPEC §4's table): the fold applies it without decoding.
  * @internal
  */
-export const nativeEvent = <K extends KnownEventType>(type: K, data: DataIn<K>, origin?: Origin): SessionEvent => {
-  const ev: { type: K; sessionId: string | null; time?: number | string; recordType?: string; data: DataIn<K> } = {
+export const nativeEvent = <K extends KnownEventType>(type: K, data: DataIn<K>, origin?: Origin): SessionEvent =>
+  // one object shape for every event (absent envelope fields are `undefined`), so the fold's property reads
+  // stay monomorphic; JSON leaves the undefined fields out
+  ({
     type,
     sessionId: origin?.sessionId ?? null,
+    time: origin?.time,
+    line: origin?.between === true ? 0 : undefined,
+    recordType: origin?.recordType,
     data,
-  }
-  if (origin?.time !== undefined) ev.time = origin.time
-  if (origin?.recordType !== undefined) ev.recordType = origin.recordType
-  if (origin?.between === true) (ev as { line?: number }).line = 0
-  return ev as unknown as SessionEvent
-}
+  }) as unknown as SessionEvent
 
 /** A diagnostic about the source (never an echo of its values); `note` when it belongs to no run. @internal */
 export const emitDiagnostic = (emit: Emit, message: string, note = false, time?: number | string): void =>

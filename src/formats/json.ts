@@ -51,3 +51,11 @@ export const parseJson = (text: string): unknown => {
     return NOT_JSON
   }
 }
+
+/**
+ * A fresh id-keyed index for translator state (`#`-prefixed keys): a prototype-less object, a plain JSON value
+ * that V8 keeps as a dictionary from the start (an ordinary `{}` gets a new hidden class for every distinct id,
+ * which made id bookkeeping a top cost of a replay).
+ * @internal
+ */
+export const idIndex = <V>(): Record<string, V> => Object.create(null) as Record<string, V>

@@ -33,7 +33,7 @@
 import * as t from 'io-ts'
 import type { Emit } from '../../core/translator.js'
 import { BETWEEN, emitDiagnostic, emitIdle, emitRecord, nativeEvent } from '../events.js'
-import { isObject, type Obj } from '../json.js'
+import { idIndex, isObject, type Obj } from '../json.js'
 import { CodexTokensCodec, minus, notBelow, readTokens, toBuckets, type CodexTokens } from './shared.js'
 
 /** Item types that are tool calls (`toolCalls` counts their completed items, each id once). */
@@ -88,7 +88,7 @@ export const newExecState = (live: boolean): ExecState => ({
   decided: false,
   content: false,
   turns: 0,
-  itemIds: {},
+  itemIds: idIndex(),
   itemCount: 0,
   pendingInput: null,
   lastError: null,
@@ -105,7 +105,7 @@ const flush = (s: ExecState, emit: Emit): void => {
   s.decided = false
   s.content = false
   s.turns = 0
-  s.itemIds = {}
+  s.itemIds = idIndex()
   s.itemCount = 0
   s.pendingInput = null
   s.lastError = null
