@@ -93,8 +93,8 @@ export const NativeRunStateCodec = t.type({
   messageId: t.union([t.string, t.null]),
   ledger: t.type({
     ids: t.array(t.string),
+    entries: t.array(t.type({ model: t.string, usage: Buckets, costUsd: NullableNumber })),
     pos: t.number,
-    byId: t.record(t.string, t.type({ model: t.string, usage: Buckets, costUsd: NullableNumber })),
   }),
   totals: t.union([BookC, t.null]),
   set: t.union([BookC, t.null]),

@@ -104,8 +104,11 @@ export interface NativeRunState {
   lastEventType: string | null
   /** The `messageId` of the last root assistant message (its copies join their text into `response`). */
   messageId: string | null
-  /** Usage of messages with a `messageId`, last copy each (`#`-prefixed ids; `ids` a ring of the last {@link LEDGER_WINDOW}, `pos` its oldest). */
-  ledger: { ids: Array<string>; pos: number; byId: Record<string, LedgerEntry> }
+  /**
+   * Usage of messages with a `messageId`, last copy each: `ids` a ring of the last {@link LEDGER_WINDOW} ids
+   * (`pos` its oldest once full), `entries[i]` the usage of `ids[i]`.
+   */
+  ledger: { ids: Array<string>; entries: Array<LedgerEntry>; pos: number }
   /** Usage from running totals (`usage/total` changes), or `null` when the run had none. */
   totals: UsageBook | null
   /** Usage the source stated for the whole run (`usage/set`), or `null`. */
@@ -189,12 +192,6 @@ export interface FoldOptions {
 
 const zeroBuckets = (): BucketsDraft => ({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 })
 
-/**
- * An index keyed by message ids: a prototype-less object, so V8 keeps it as a dictionary from the start instead
- * of building a hidden class per distinct id (still a plain JSON value; keys are `#`-prefixed).
- */
-const idIndex = <V>(): Record<string, V> => Object.create(null) as Record<string, V>
-
 const newBook = (): UsageBook => ({ usage: zeroBuckets(), byModel: {}, costUsd: 0, costItems: 0, costMissing: 0 })
 
 const newRun = (): NativeRunState => ({
@@ -205,7 +202,7 @@ const newRun = (): NativeRunState => ({
   response: null,
   lastEventType: null,
   messageId: null,
-  ledger: { ids: [], pos: 0, byId: idIndex() },
+  ledger: { ids: [], entries: [], pos: 0 },
   totals: null,
   set: null,
   runCost: null,
@@ -248,16 +245,15 @@ const cloneBook = (b: UsageBook): UsageBook => {
 }
 
 const cloneRun = (r: NativeRunState): NativeRunState => {
-  const byId: Record<string, LedgerEntry> = idIndex()
-  for (const k of Object.keys(r.ledger.byId)) {
-    const e = r.ledger.byId[k] as LedgerEntry
-    byId[k] = { model: e.model, usage: { ...e.usage }, costUsd: e.costUsd }
-  }
   return {
     ...r,
     draft: cloneDraft(r.draft),
     sticky: r.sticky === null ? null : { ...r.sticky },
-    ledger: { ids: r.ledger.ids.slice(), pos: r.ledger.pos, byId },
+    ledger: {
+      ids: r.ledger.ids.slice(),
+      entries: r.ledger.entries.map((e) => ({ model: e.model, usage: { ...e.usage }, costUsd: e.costUsd })),
+      pos: r.ledger.pos,
+    },
     totals: r.totals === null ? null : cloneBook(r.totals),
     set: r.set === null ? null : cloneBook(r.set),
     fatal: r.fatal === null ? null : { ...r.fatal },
@@ -416,13 +412,32 @@ const draftBook = (d: RunDraft): UsageBook => d as unknown as UsageBook
 const roundDelta = (x: number): number => Math.round(x * 1e10) / 1e10
 
 /** A message's usage: a new `messageId` adds an item, a repeated one replaces the earlier copy's figures. */
+/** The slot of each id in a run's ledger, kept beside the state (not in it): rebuilt from `ids` when missing. */
+const ledgerIndexes = new WeakMap<NativeRunState['ledger'], Map<string, number>>()
+
+const ledgerSlot = (l: NativeRunState['ledger'], id: string): number | undefined => {
+  if (l.ids.length === 0) return undefined
+  // copies of one message come together: the newest id first, without hashing
+  const newest = l.ids.length < LEDGER_WINDOW ? l.ids.length - 1 : (l.pos + LEDGER_WINDOW - 1) % LEDGER_WINDOW
+  if (l.ids[newest] === id) return newest
+  let ix = ledgerIndexes.get(l)
+  if (ix === undefined) {
+    ix = new Map()
+    for (let i = 0; i < l.ids.length; i++) ix.set(l.ids[i] as string, i)
+    ledgerIndexes.set(l, ix)
+  }
+  return ix.get(id)
+}
+
+/** A message's usage: a new `messageId` adds an item, a repeated one replaces the earlier copy's figures. */
 const messageUsage = (run: NativeRunState, messageId: string, model: string, u: NativeUsage, costUsd: number | undefined): void => {
-  const key = `#${messageId}`
   const b = bucketsOf(u)
   const cost = costUsd ?? null
   const book = draftBook(run.draft)
-  const prev = run.ledger.byId[key]
-  if (prev !== undefined) {
+  const l = run.ledger
+  const slot = ledgerSlot(l, messageId)
+  if (slot !== undefined) {
+    const prev = l.entries[slot] as LedgerEntry
     bookItem(book, prev.model, prev.usage, prev.costUsd, -1)
     bookItem(book, model, b, cost, 1)
     prev.model = model
@@ -431,13 +446,18 @@ const messageUsage = (run: NativeRunState, messageId: string, model: string, u: 
     return
   }
   bookItem(book, model, b, cost, 1)
-  const l = run.ledger
-  l.byId[key] = { model, usage: b, costUsd: cost }
-  if (l.ids.length < LEDGER_WINDOW) l.ids.push(key)
-  else {
+  const entry = { model, usage: b, costUsd: cost }
+  const ix = ledgerIndexes.get(l)
+  if (l.ids.length < LEDGER_WINDOW) {
+    ix?.set(messageId, l.ids.length)
+    l.ids.push(messageId)
+    l.entries.push(entry)
+  } else {
     // a ring: the oldest id is forgotten (a later copy of it would count again; copies come together)
-    delete l.byId[l.ids[l.pos] as string]
-    l.ids[l.pos] = key
+    ix?.delete(l.ids[l.pos] as string)
+    ix?.set(messageId, l.pos)
+    l.ids[l.pos] = messageId
+    l.entries[l.pos] = entry
     l.pos = (l.pos + 1) % LEDGER_WINDOW
   }
 }

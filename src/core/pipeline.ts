@@ -149,6 +149,16 @@ export class Pipeline<S = unknown> {
     for (const r of endFold(this.fold)) this.out.push(r)
   }
 
+  /** `true` when runs finished since the last {@link Pipeline.takeResults} (cheap: no allocation). */
+  get hasResults(): boolean {
+    return this.out.length > 0
+  }
+
+  /** `true` when notes arrived since the last {@link Pipeline.takeNotes}. */
+  get hasNotes(): boolean {
+    return this.fold.notes.length > 0
+  }
+
   /** The runs finished since the last call, in order (emptied). */
   takeResults(): Array<RunResult> {
     if (this.out.length === 0) return []

@@ -24,8 +24,8 @@ export const readerFrom =
   (emit, options): LineReader => {
     const p = pipelineOf(translator, options)
     const flush = (): void => {
-      for (const r of p.takeResults()) emit(r)
-      for (const n of p.takeNotes()) options.note?.(n.line, n.message)
+      if (p.hasResults) for (const r of p.takeResults()) emit(r)
+      if (p.hasNotes) for (const n of p.takeNotes()) options.note?.(n.line, n.message)
     }
     return {
       line(text, lineNo, unterminated) {

@@ -31,9 +31,11 @@
  * @module
  */
 import * as t from 'io-ts'
+import type { SessionEvent } from '../../core/events.js'
 import type { Emit } from '../../core/translator.js'
 import { BETWEEN, emitDiagnostic, emitIdle, emitRecord, nativeEvent } from '../events.js'
-import { idIndex, isObject, type Obj } from '../json.js'
+import { newIdRing, ringAdd, IdRingCodec, type IdRing } from '../idRing.js'
+import { isObject, type Obj } from '../json.js'
 import { CodexTokensCodec, minus, notBelow, readTokens, toBuckets, type CodexTokens } from './shared.js'
 
 /** Item types that are tool calls (`toolCalls` counts their completed items, each id once). */
@@ -53,9 +55,8 @@ export interface ExecState {
   content: boolean
   /** `turn.started` records in the open run. */
   turns: number
-  /** `#`-prefixed ids of the tool items counted in the open run. */
-  itemIds: Record<string, true>
-  itemCount: number
+  /** The ids of the tool items counted in the open run (the last {@link MAX_ITEM_IDS}). */
+  itemIds: IdRing
   /** The id of a `request_user_input` that is the open run's last word, else `null`. */
   pendingInput: string | null
   /** The message of a top-level `error` that is the open run's last word (a `turn.failed` without one uses it). */
@@ -73,8 +74,7 @@ export const ExecStateCodec: t.Type<ExecState, unknown> = t.type({
   decided: t.boolean,
   content: t.boolean,
   turns: t.number,
-  itemIds: t.record(t.string, t.literal(true)),
-  itemCount: t.number,
+  itemIds: IdRingCodec,
   pendingInput: t.union([t.string, t.null]),
   lastError: t.union([t.string, t.null]),
   prevUsage: t.union([CodexTokensCodec, t.null]),
@@ -88,13 +88,33 @@ export const newExecState = (live: boolean): ExecState => ({
   decided: false,
   content: false,
   turns: 0,
-  itemIds: idIndex(),
-  itemCount: 0,
+  itemIds: newIdRing(),
   pendingInput: null,
   lastError: null,
   prevUsage: null,
   liveEnded: false,
 })
+
+/**
+ * The `assistant/chunk` of an item record: the same event object for each record and item type (the fold and
+ * the printers only read events), so the bulk of a log's records allocate nothing. At most {@link MAX_CHUNK_TYPES}
+ * pairs of record and item type are remembered; others get a fresh event.
+ */
+const MAX_CHUNK_TYPES = 64
+const chunkEvents = new Map<string, Map<string, SessionEvent>>()
+const chunkEvent = (type: string, itemType: string): SessionEvent => {
+  let byItem = chunkEvents.get(type)
+  if (byItem === undefined) {
+    byItem = new Map()
+    if (chunkEvents.size < MAX_CHUNK_TYPES) chunkEvents.set(type, byItem)
+  }
+  let ev = byItem.get(itemType)
+  if (ev === undefined) {
+    ev = nativeEvent('assistant/chunk', { chunk: { type: itemType } }, { recordType: type })
+    if (byItem.size < MAX_CHUNK_TYPES) byItem.set(itemType, ev)
+  }
+  return ev
+}
 
 /** The open run is over: a trailing `request_user_input` suspends it; the root idle closes it. */
 const flush = (s: ExecState, emit: Emit): void => {
@@ -105,8 +125,7 @@ const flush = (s: ExecState, emit: Emit): void => {
   s.decided = false
   s.content = false
   s.turns = 0
-  s.itemIds = idIndex()
-  s.itemCount = 0
+  s.itemIds = newIdRing()
   s.pendingInput = null
   s.lastError = null
 }
@@ -128,31 +147,26 @@ const item = (s: ExecState, v: Obj, type: string, emit: Emit): void => {
   s.content = true
   s.pendingInput = null
   s.lastError = null
-  const origin = { recordType: type }
   const itemType = it['type']
   if (type === 'item.completed' && itemType === 'agent_message') {
     const text = it['text']
     if (typeof text === 'string') {
-      emit(nativeEvent('assistant/message', { message: { content: [{ type: 'text', text }] } }, origin))
+      emit(nativeEvent('assistant/message', { message: { content: [{ type: 'text', text }] } }, { recordType: type }))
       return
     }
-    emit(nativeEvent('assistant/chunk', { chunk: { type: itemType } }, origin))
+    emit(chunkEvent(type, itemType))
     emitDiagnostic(emit, 'agent_message item without a string text')
     return
   }
   if (type === 'item.completed' && TOOL_ITEMS.has(itemType)) {
     const id = it['id']
-    const known = typeof id === 'string' && s.itemIds[`#${id}`] === true
-    if (!known) {
-      if (typeof id === 'string' && s.itemCount < MAX_ITEM_IDS) {
-        s.itemIds[`#${id}`] = true
-        s.itemCount++
-      }
-      emit(nativeEvent('tool/call', { callId: typeof id === 'string' ? id : '', name: itemType }, origin))
+    // each id once in a run (a tool item without an id always counts)
+    if (typeof id !== 'string' || ringAdd(s.itemIds, id, MAX_ITEM_IDS)) {
+      emit(nativeEvent('tool/call', { callId: typeof id === 'string' ? id : '', name: itemType }, { recordType: type }))
       return
     }
   }
-  emit(nativeEvent('assistant/chunk', { chunk: { type: itemType } }, origin))
+  emit(chunkEvent(type, itemType))
 }
 
 const completed = (s: ExecState, v: Obj, emit: Emit): void => {
