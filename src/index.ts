@@ -66,6 +66,7 @@ export {
   type FoldOptions,
   type NativeRunState,
   type SeqMemory,
+  type CostEstimator,
   SEQ_WINDOW,
   initialState,
   step,

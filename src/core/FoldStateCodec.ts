@@ -78,6 +78,7 @@ const BookC = t.type({
   costUsd: t.number,
   costItems: t.number,
   costMissing: t.number,
+  costEstimated: t.boolean,
 })
 const NullableNumber = t.union([t.number, t.null])
 const ErrorC = opt({ message: t.string }, { code: t.union([t.string, t.number]), name: t.string })
@@ -101,6 +102,7 @@ export const NativeRunStateCodec = t.type({
   runCost: NullableNumber,
   runTurns: NullableNumber,
   fatal: t.union([t.type({ error: ErrorC, reason: t.string, phase: t.string }), t.null]),
+  cancel: t.union([t.type({ by: t.string, reason: t.union([t.string, t.null]) }), t.null]),
   structuredOutput: t.unknown,
   durationMs: NullableNumber,
   inferred: t.boolean,

@@ -124,6 +124,8 @@ const codecOf = (type: string): t.Mixed | undefined => {
       return dataCodecs['permission/denied']
     case 'session/started':
       return dataCodecs['session/started']
+    case 'turn/cancel':
+      return dataCodecs['turn/cancel']
     default:
       return undefined
   }

@@ -180,6 +180,13 @@ export const PermissionDeniedData = struct({ toolName: t.string, callId: t.strin
  * @since 0.2.0
  */
 export const StreamErrorData = struct({ error: ErrorData }, { reason: t.string, phase: t.string })
+/**
+ * `turn/cancel` (protocol 2): someone asked the running turn to stop (an ACP `session/cancel`, an SDK abort).
+ * A normal finish that follows for that turn is still a stop (K23); a run that ends with the request unanswered
+ * is stopped too (inferred). `by` names who asked (default `caller`).
+ * @since 0.2.0
+ */
+export const TurnCancelData = struct({}, { by: t.string, reason: t.string })
 /** `source/record` (protocol 2): a source record that carries no run fact (its line, time and `recordType` count). @since 0.2.0 */
 export const SourceRecordData = struct({})
 /**
@@ -297,6 +304,7 @@ export const dataCodecs = {
   'usage/set': UsageSetData,
   'permission/denied': PermissionDeniedData,
   'stream/error': StreamErrorData,
+  'turn/cancel': TurnCancelData,
   'source/record': SourceRecordData,
   'source/diagnostic': SourceDiagnosticData,
 } as const

@@ -34,6 +34,7 @@ import { decodeEventRaw } from './decodeEvent.js'
 import type { NativeUsage, SessionEvent } from './events.js'
 import { ProtocolError } from './ProtocolError.js'
 import type { EndingError, RunEnding } from './RunEnding.js'
+import type { UsageBuckets } from './RunResult.js'
 import {
   addDiagnostic,
   addUsage,
@@ -83,6 +84,8 @@ export interface UsageBook {
   costUsd: number
   costItems: number
   costMissing: number
+  /** Some item's cost is an estimate (a price table's, not the source's). */
+  costEstimated: boolean
 }
 
 /** A fatal error record that is the run's last word so far (`stream/error`). @internal */
@@ -118,6 +121,8 @@ export interface NativeRunState {
   /** The run's turns from a running total, or `null`. */
   runTurns: number | null
   fatal: FatalError | null
+  /** A stop someone asked for in the current turn (`turn/cancel`), not yet followed by a new turn or prompt. */
+  cancel: { by: string; reason: string | null } | null
   structuredOutput: unknown
   /** The source's own duration of the run (ms), or `null`. */
   durationMs: number | null
@@ -192,7 +197,7 @@ export interface FoldOptions {
 
 const zeroBuckets = (): BucketsDraft => ({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 })
 
-const newBook = (): UsageBook => ({ usage: zeroBuckets(), byModel: {}, costUsd: 0, costItems: 0, costMissing: 0 })
+const newBook = (): UsageBook => ({ usage: zeroBuckets(), byModel: {}, costUsd: 0, costItems: 0, costMissing: 0, costEstimated: false })
 
 const newRun = (): NativeRunState => ({
   draft: newDraft(),
@@ -208,6 +213,7 @@ const newRun = (): NativeRunState => ({
   runCost: null,
   runTurns: null,
   fatal: null,
+  cancel: null,
   structuredOutput: null,
   durationMs: null,
   inferred: false,
@@ -241,7 +247,7 @@ export const initialState = (options: FoldOptions = {}): FoldState => ({
 const cloneBook = (b: UsageBook): UsageBook => {
   const byModel: Record<string, ModelDraft> = {}
   for (const k of Object.keys(b.byModel)) byModel[k] = { ...(b.byModel[k] as ModelDraft) }
-  return { usage: { ...b.usage }, byModel, costUsd: b.costUsd, costItems: b.costItems, costMissing: b.costMissing }
+  return { usage: { ...b.usage }, byModel, costUsd: b.costUsd, costItems: b.costItems, costMissing: b.costMissing, costEstimated: b.costEstimated }
 }
 
 const cloneRun = (r: NativeRunState): NativeRunState => {
@@ -257,6 +263,7 @@ const cloneRun = (r: NativeRunState): NativeRunState => {
     totals: r.totals === null ? null : cloneBook(r.totals),
     set: r.set === null ? null : cloneBook(r.set),
     fatal: r.fatal === null ? null : { ...r.fatal },
+    cancel: r.cancel === null ? null : { ...r.cancel },
   }
 }
 
@@ -299,10 +306,44 @@ const textOf = (content: ReadonlyArray<Record<string, unknown>>): string | null 
   return out
 }
 
-/** The last session's seq memory, so the hot path avoids building its key on every event. @internal */
+/**
+ * What an item that has no cost of its own costs (USD), estimated from its model and usage (tokens) — one model
+ * request priced on its own, so tiered prices apply per request. `undefined` when the model has no known price.
+ * @since 0.2.0
+ */
+export type CostEstimator = (model: string, usage: UsageBuckets) => number | undefined
+
+/**
+ * The fold's working context beside its state (not part of it, not checkpointed): the last session's seq
+ * memory, so the hot path avoids building its key on every event, and the cost estimator, if any.
+ * @internal
+ */
 export interface SeqCache {
   id: string | null
   mem: SeqMemory | undefined
+  estimate?: CostEstimator | undefined
+}
+
+/** {@link itemCost} of a native usage (buckets built only when an estimate is needed); `undefined` for unknown. */
+const usageCost = (d: { costEstimated: boolean }, model: string | undefined, u: NativeUsage, costUsd: number | undefined, ctx: SeqCache | undefined): number | undefined => {
+  if (costUsd !== undefined || ctx?.estimate === undefined) return costUsd
+  return itemCost(d, model, bucketsOf(u), undefined, ctx) ?? undefined
+}
+
+/** The cost of an item: the one the source gives, else the estimate (and the run is marked estimated), else `null`. */
+const itemCost = (d: { costEstimated: boolean }, model: string | undefined, b: BucketsDraft, costUsd: number | undefined, ctx: SeqCache | undefined): number | null => {
+  if (costUsd !== undefined) return costUsd
+  const est = ctx?.estimate
+  if (est === undefined || isZero(b)) return null
+  let v: number | undefined
+  try {
+    v = est(model ?? 'unknown', b)
+  } catch {
+    v = undefined
+  }
+  if (v === undefined || !Number.isFinite(v) || v < 0) return null
+  d.costEstimated = true
+  return v
 }
 
 /** Whether this seq was already applied in the session (and must be dropped); records it otherwise. */
@@ -430,9 +471,9 @@ const ledgerSlot = (l: NativeRunState['ledger'], id: string): number | undefined
 }
 
 /** A message's usage: a new `messageId` adds an item, a repeated one replaces the earlier copy's figures. */
-const messageUsage = (run: NativeRunState, messageId: string, model: string, u: NativeUsage, costUsd: number | undefined): void => {
+const messageUsage = (run: NativeRunState, messageId: string, model: string, u: NativeUsage, costUsd: number | undefined, ctx: SeqCache | undefined): void => {
   const b = bucketsOf(u)
-  const cost = costUsd ?? null
+  const cost = itemCost(run.draft, model, b, costUsd, ctx)
   const book = draftBook(run.draft)
   const l = run.ledger
   const slot = ledgerSlot(l, messageId)
@@ -538,10 +579,12 @@ const totalChange = (s: FoldState, data: Extract<SessionEvent, { type: 'usage/to
 }
 
 /** Applies a running total's change to a run: usage as one item (cost with it), cost alone as the run's cost, turns. */
-const applyTotal = (run: NativeRunState, model: string | undefined, c: TotalChange, hasUsage: boolean): void => {
+const applyTotal = (run: NativeRunState, model: string | undefined, c: TotalChange, hasUsage: boolean, ctx: SeqCache | undefined): void => {
   if (hasUsage) {
     if (run.totals === null) run.totals = newBook()
-    if (c.usage !== null && !(isZero(c.usage) && (c.cost === null || c.cost === 0))) bookItem(run.totals, model ?? 'unknown', c.usage, c.cost, 1)
+    if (c.usage !== null && !(isZero(c.usage) && (c.cost === null || c.cost === 0))) {
+      bookItem(run.totals, model ?? 'unknown', c.usage, itemCost(run.totals, model, c.usage, c.cost ?? undefined, ctx), 1)
+    }
   } else if (c.cost !== null) {
     run.runCost = run.runCost === null ? c.cost : run.runCost + c.cost
   }
@@ -555,7 +598,9 @@ const tokensOf = (b: BucketsDraft | null): number => (b === null ? 0 : b.inputTo
 /** The book a run's usage comes from: stated whole, else running totals, else its messages and items. */
 const bookOfRun = (r: NativeRunState): UsageBook => r.set ?? r.totals ?? draftBook(r.draft)
 
-/** A run as a `RunResult`: its ending, or `unfinished` / `failed` in phase `stream` without one. */
+const stoppedBy = (c: { by: string; reason: string | null }): RunEnding => ({ kind: 'stopped', by: c.by, ...(c.reason !== null ? { reason: c.reason } : {}) })
+
+/** A run as a `RunResult`: its ending, or `unfinished` / `failed` in phase `stream` / stopped (a cancel the turn never answered) without one. */
 const resultOfRun = (s: FoldState, r: NativeRunState, root: string | null = s.root, override?: RunEnding): RunResult => {
   const book = bookOfRun(r)
   let d: RunDraft = r.draft
@@ -563,12 +608,21 @@ const resultOfRun = (s: FoldState, r: NativeRunState, root: string | null = s.ro
   if (book !== draftBook(r.draft) || r.runCost !== null || r.runTurns !== null) {
     const byModel: Record<string, ModelDraft> = {}
     for (const k of Object.keys(book.byModel)) byModel[k] = { ...(book.byModel[k] as ModelDraft) }
-    d = { ...r.draft, usage: { ...book.usage }, byModel, costUsd: book.costUsd, costItems: book.costItems, costMissing: book.costMissing }
+    d = {
+      ...r.draft,
+      usage: { ...book.usage },
+      byModel,
+      costUsd: book.costUsd,
+      costItems: book.costItems,
+      costMissing: book.costMissing,
+      costEstimated: book.costEstimated,
+    }
     if (r.runCost !== null) {
       // a cost the source reports for the whole run is its cost; with one model, that model's too
       d.costUsd = r.runCost
       d.costItems = Math.max(d.costItems, 1)
       d.costMissing = 0
+      d.costEstimated = false
       if (models.length === 1) {
         const m = byModel[models[0] as string] as ModelDraft
         m.costUsd = r.runCost
@@ -578,12 +632,16 @@ const resultOfRun = (s: FoldState, r: NativeRunState, root: string | null = s.ro
     if (r.runTurns !== null) d.turns = r.runTurns
   }
   let ending = override ?? r.ending
+  let inferred = r.inferred
   if (ending === null) {
     const f = r.fatal
-    ending =
-      f !== null
-        ? { kind: 'failed', reason: f.reason, phase: f.phase, error: f.error }
-        : { kind: 'unfinished', ...(r.lastEventType !== null ? { lastEventType: r.lastEventType } : {}) }
+    const c = r.cancel
+    if (f !== null) ending = { kind: 'failed', reason: f.reason, phase: f.phase, error: f.error }
+    else if (c !== null) {
+      // the caller asked to stop and the stream ended before the turn did: stopped, read from the last records
+      ending = stoppedBy(c)
+      inferred = true
+    } else ending = { kind: 'unfinished', ...(r.lastEventType !== null ? { lastEventType: r.lastEventType } : {}) }
   }
   return finishRun(d, {
     format: s.format,
@@ -592,7 +650,7 @@ const resultOfRun = (s: FoldState, r: NativeRunState, root: string | null = s.ro
     finishReason: r.finishReason,
     response: override !== undefined ? null : r.response,
     structuredOutput: r.structuredOutput,
-    inferred: r.inferred,
+    inferred,
     file: s.file,
     ...(r.durationMs !== null ? { durationMs: r.durationMs } : {}),
   })
@@ -644,7 +702,7 @@ const LATE_END =
  * A fact that arrives after its run closed and before anything of a new run (K7): it joins the held run
  * (replay) or becomes a note (live). Returns `true` when the event was dealt with.
  */
-const lateFact = (s: FoldState, ev: SessionEvent, line: number | undefined, isRoot: boolean): boolean => {
+const lateFact = (s: FoldState, ev: SessionEvent, line: number | undefined, isRoot: boolean, ctx: SeqCache | undefined): boolean => {
   const held = s.held
   const target = held ?? undefined
   switch (ev.type) {
@@ -662,7 +720,7 @@ const lateFact = (s: FoldState, ev: SessionEvent, line: number | undefined, isRo
       const c = totalChange(s, ev.data)
       const hasUsage = ev.data.usage !== undefined
       if (target !== undefined) {
-        if (!ev.data.baseline) applyTotal(target, ev.data.model, c, hasUsage)
+        if (!ev.data.baseline) applyTotal(target, ev.data.model, c, hasUsage, ctx)
         if (c.wentDown) addDiagnostic(target.draft, line, 'the running total went down; counted it as a new total from zero')
       } else {
         touch(s.run.draft, line, ev.time)
@@ -679,7 +737,7 @@ const lateFact = (s: FoldState, ev: SessionEvent, line: number | undefined, isRo
         addNote(s, line, `a ${ev.type} fact came after run ${s.runs} was handed out; it is in no printed run`)
         return true
       }
-      applyFact(s, target, ev, line)
+      applyFact(s, target, ev, line, ctx)
       return true
     default:
       return false
@@ -687,18 +745,21 @@ const lateFact = (s: FoldState, ev: SessionEvent, line: number | undefined, isRo
 }
 
 /** The facts that may also apply to a held run: usage and permission denials. */
-const applyFact = (s: FoldState, run: NativeRunState, ev: SessionEvent, line: number | undefined): void => {
+const applyFact = (s: FoldState, run: NativeRunState, ev: SessionEvent, line: number | undefined, ctx: SeqCache | undefined): void => {
   const d = run.draft
   touch(d, line, ev.time)
   switch (ev.type) {
     case 'usage/add':
-      addUsage(d, ev.data.model, ev.data.usage, ev.data.costUsd, line)
+      addUsage(d, ev.data.model, ev.data.usage, usageCost(d, ev.data.model, ev.data.usage, ev.data.costUsd, ctx), line)
       return
     case 'usage/set': {
       const models = ev.data.models
       if (models !== undefined) {
         const book = newBook()
-        for (const m of models) bookItem(book, m.model, bucketsOf(m.usage), m.costUsd ?? null, 1)
+        for (const m of models) {
+          const b = bucketsOf(m.usage)
+          bookItem(book, m.model, b, itemCost(book, m.model, b, m.costUsd, ctx), 1)
+        }
         run.set = book
       }
       if (ev.data.turns !== undefined) run.runTurns = ev.data.turns
@@ -711,7 +772,7 @@ const applyFact = (s: FoldState, run: NativeRunState, ev: SessionEvent, line: nu
     }
     case 'usage/total': {
       const c = totalChange(s, ev.data)
-      if (!ev.data.baseline) applyTotal(run, ev.data.model, c, ev.data.usage !== undefined)
+      if (!ev.data.baseline) applyTotal(run, ev.data.model, c, ev.data.usage !== undefined, ctx)
       if (c.wentDown) addDiagnostic(d, line, 'the running total went down; counted it as a new total from zero')
       return
     }
@@ -757,7 +818,7 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
     }
     if (v === 'late') addDiagnostic(s.run.draft, line, `applied an event whose seq ${ev.seq} is lower than an earlier one in this session`)
   }
-  if (s.afterClose && lateFact(s, ev, line, isRoot)) return
+  if (s.afterClose && lateFact(s, ev, line, isRoot, cache)) return
   // a note belongs to no run (a record of a run already handed out): it counts in none
   if (ev.type === 'source/diagnostic' && ev.data.note === true) {
     addNote(s, line, ev.data.message)
@@ -786,13 +847,26 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
     case 'run-outcome/ignored':
       addDiagnostic(d, line, ignoredMessage(ev))
       return
-    case 'agent/inbox/spliced':
     case 'user/message':
+      if (isRoot) {
+        content(s, d)
+        run.fatal = null
+        // a new prompt: an earlier cancel was for the turn before
+        run.cancel = null
+      }
+      return
+    case 'agent/inbox/spliced':
     case 'assistant/chunk':
     case 'tool/result':
       if (isRoot) {
         content(s, d)
         run.fatal = null
+      }
+      return
+    case 'turn/cancel':
+      if (isRoot) {
+        content(s, d)
+        run.cancel = { by: ev.data.by ?? 'caller', reason: ev.data.reason ?? null }
       }
       return
     case 'session/status':
@@ -805,6 +879,7 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
         d.turns++
         run.sticky = null
         run.fatal = null
+        run.cancel = null
       }
       return
     case 'turn/end': {
@@ -825,6 +900,13 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
       if (data.structuredOutput !== undefined) run.structuredOutput = data.structuredOutput
       if (data.durationMs !== undefined) run.durationMs = data.durationMs
       const turn = data.turn ?? null
+      // K23: a cancel answered by a normal stop reason (ACP end_turn after session/cancel, a stream that says
+      // stop after an abort) is the stop that was asked for, not a finished answer
+      if (run.cancel !== null && (ending.kind === 'answered' || ending.kind === 'cut_off')) {
+        run.sticky = null
+        run.ending = stoppedBy(run.cancel)
+        return
+      }
       if (kind === 'max-tokens') {
         run.sticky = { turn }
         run.ending = ending
@@ -843,8 +925,8 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
       const data = ev.data
       const mid = data.messageId
       if (data.usage !== undefined) {
-        if (mid !== undefined) messageUsage(run, mid, data.model ?? 'unknown', data.usage, data.costUsd)
-        else addUsage(d, data.model, data.usage, data.costUsd, line)
+        if (mid !== undefined) messageUsage(run, mid, data.model ?? 'unknown', data.usage, data.costUsd, cache)
+        else addUsage(d, data.model, data.usage, usageCost(d, data.model, data.usage, data.costUsd, cache), line)
       }
       if (isRoot) {
         content(s, d)
@@ -879,7 +961,7 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
     case 'usage/set':
     case 'usage/total':
     case 'permission/denied':
-      applyFact(s, run, ev, line)
+      applyFact(s, run, ev, line, cache)
       return
     case 'subagent/started': {
       const child = ev.data.childSessionId

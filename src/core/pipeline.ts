@@ -10,7 +10,7 @@
  */
 import * as t from 'io-ts'
 import type { SessionEvent } from './events.js'
-import { applyEvent, cloneState, currentResult, endFold, hasOpenRun, initialState, type FoldState, type SeqCache } from './fold.js'
+import { applyEvent, cloneState, currentResult, endFold, hasOpenRun, initialState, type CostEstimator, type FoldState, type SeqCache } from './fold.js'
 import { FoldStateCodec } from './FoldStateCodec.js'
 import type { ProtocolError } from './ProtocolError.js'
 import type { Diagnostic, FormatName, RunResult } from './RunResult.js'
@@ -59,6 +59,11 @@ export interface PipelineOptions {
   readonly live?: boolean
   /** Seed 002's owned interval (native events only make sense with it). */
   readonly messageId?: string
+  /**
+   * Estimates the cost of each model request whose source gives none (USD, from its model and usage), e.g. from
+   * a price table; estimated costs are marked (`cost.estimated`). Without it such costs stay unknown.
+   */
+  readonly estimate?: CostEstimator
   /** Receives every event the translator produces, before the fold applies it (the `events` command). */
   readonly onEvent?: (event: SessionEvent, line: number | undefined) => void
 }
@@ -73,7 +78,7 @@ export class Pipeline<S = unknown> {
   private readonly t: Translator<S>
   private tstate: S
   private readonly fold: FoldState
-  private readonly cache: SeqCache = { id: null, mem: undefined }
+  private readonly cache: SeqCache
   private readonly out: Array<RunResult> = []
   private line: number | undefined = undefined
   private readonly emitFn: Emit
@@ -82,6 +87,7 @@ export class Pipeline<S = unknown> {
   constructor(translator: Translator<S>, options: PipelineOptions = {}, state?: PipelineState<S>) {
     this.t = translator
     this.onEvent = options.onEvent
+    this.cache = { id: null, mem: undefined, estimate: options.estimate }
     if (state !== undefined) {
       this.tstate = state.translator
       this.fold = state.fold

@@ -16,6 +16,7 @@ const pipelineOf = <S>(translator: Translator<S>, options: ReaderOptions): Pipel
     ...(options.live === true ? { live: true } : {}),
     ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
     ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
+    ...(options.estimate !== undefined ? { estimate: options.estimate } : {}),
   })
 
 /** A line reader over the pipeline of `translator`: runs handed to `emit` as they end, notes to `options.note`. @internal */

@@ -10,6 +10,7 @@
  * @module
  */
 import type { SessionEvent } from '../core/events.js'
+import type { CostEstimator } from '../core/fold.js'
 import type { ProtocolError } from '../core/ProtocolError.js'
 import type { FormatName, RunResult } from '../core/RunResult.js'
 import type { Translator } from '../core/translator.js'
@@ -37,6 +38,8 @@ export interface ReaderOptions {
    * (`run-outcome events`). Only formats with a translator call it.
    */
   readonly onEvent?: (event: SessionEvent, line: number | undefined) => void
+  /** Estimates the cost of a model request whose source gives none (see `PipelineOptions.estimate`). */
+  readonly estimate?: CostEstimator
 }
 
 /**

@@ -12,6 +12,7 @@ import { createReadStream } from 'node:fs'
 import { createGunzip } from 'node:zlib'
 import { Readable } from 'node:stream'
 import type { SessionEvent } from '../core/events.js'
+import type { CostEstimator } from '../core/fold.js'
 import type { ProtocolError } from '../core/ProtocolError.js'
 import type { FormatName, RunResult } from '../core/RunResult.js'
 import { detectDocument, detectLines, formatByName, formats } from '../formats/index.js'
@@ -65,6 +66,8 @@ export interface ReplayOptions {
    * (`run-outcome events`). The replay fails with `ReplayError` `no-translator` for a format that has none.
    */
   readonly onEvent?: (event: SessionEvent, line: number | undefined) => void
+  /** Estimates the cost of each model request whose log gives none (USD); such costs are marked estimated. */
+  readonly estimate?: CostEstimator
   /** Called once with the line reader (when the input is line-based), e.g. to poll `snapshot()` for a status line. */
   readonly onReader?: (reader: LineReader, format: FormatName) => void
 }
@@ -158,6 +161,7 @@ export const replayStream = async (
     ...(options.note !== undefined ? { note: options.note } : {}),
     ...(options.live === true ? { live: true } : {}),
     ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
+    ...(options.estimate !== undefined ? { estimate: options.estimate } : {}),
   }
   const notes: Array<string> = []
   const requested = options.format ?? 'auto'

@@ -606,6 +606,16 @@ const KNOWN_TYPES = new Set([
   'subagent/started',
   'subagent/finished',
   'run-outcome/ignored',
+  // protocol 2
+  'session/started',
+  'usage/add',
+  'usage/total',
+  'usage/set',
+  'permission/denied',
+  'stream/error',
+  'turn/cancel',
+  'source/record',
+  'source/diagnostic',
 ])
 const text = fc.string({ maxLength: 8, unit: 'grapheme' })
 const bool = fc.boolean()
