@@ -4,6 +4,7 @@
  * @module
  */
 import { boundedJson } from '../core/boundedJson.js'
+import { escapeC1 } from './sanitize.js'
 
 /** A writable text sink (process.stdout/stderr or a test buffer). @since 0.1.0 */
 export interface TextSink {
@@ -29,12 +30,14 @@ export const EXIT = { ok: 0, notSuccess: 1, usage: 2, protocol: 3 } as const
 export const worst = (a: number, b: number): number => Math.max(a, b)
 
 /**
- * JSON text of a value that came from input, never throwing: parts nested too deep for `JSON.stringify` are
+ * JSON text of a value that came from input, never throwing, and safe to print (C1 controls escaped): parts nested too deep for `JSON.stringify` are
  * written as `null` at the depth cap ({@link boundedJson}); a top-level key whose text would be too long for a
  * string is replaced by `null`.
  * @since 0.1.0
  */
-export const safeJson = (value: Record<string, unknown>): string => {
+export const safeJson = (value: Record<string, unknown>): string => escapeC1(rawJson(value))
+
+const rawJson = (value: Record<string, unknown>): string => {
   try {
     return boundedJson(value)
   } catch {

@@ -5,6 +5,7 @@
  */
 import type { RunEnding } from '../core/RunEnding.js'
 import type { RunResult } from '../core/RunResult.js'
+import { forTerminal } from './sanitize.js'
 import { makeStyle, type Style } from './style.js'
 
 /** Thousands-separated integer. @since 0.1.0 */
@@ -12,8 +13,8 @@ export const num = (x: number): string => Math.round(x).toLocaleString('en-US')
 
 /** Collapses whitespace (and control characters) and cuts a text to `max` characters. @since 0.1.0 */
 export const oneLine = (s: string, max: number): string => {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal safety: never print control characters from input
-  const t = s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim()
+  // whitespace runs collapse; every other control is shown as an escape (cli/sanitize.ts)
+  const t = forTerminal(s.replace(/[\t\n\r\f\v ]+/g, ' ').trim())
   return t.length > max ? `${t.slice(0, max - 1)}…` : t
 }
 
