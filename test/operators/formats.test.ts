@@ -21,6 +21,7 @@ const FORMAT_OF: Readonly<Record<string, string>> = {
   'codex-rollout': 'codex',
   'gemini-stream-json': 'gemini',
   'ai-sdk-provider-chunks': 'ai-sdk',
+  'ai-sdk-fullstream': 'ai-sdk',
   'openai-agents-stream': 'openai-agents',
   acp: 'acp',
 }

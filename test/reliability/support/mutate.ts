@@ -49,6 +49,7 @@ const FORMAT_OF: Readonly<Record<string, string>> = {
   'gemini-stream-json': 'gemini',
   'ai-sdk-provider-chunks': 'ai-sdk',
   'ai-sdk-ui-message-stream': 'ai-sdk',
+  'ai-sdk-fullstream': 'ai-sdk',
   'openai-agents-runstate': 'openai-agents',
   'openai-agents-stream': 'openai-agents',
   acp: 'acp',
