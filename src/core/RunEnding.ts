@@ -170,6 +170,29 @@ export const matchEnding = <A>(ending: RunEnding, handlers: EndingHandlers<A>): 
   }
 }
 
+const RESPONSE_KEPT: EndingHandlers<boolean> = {
+  answered: () => true,
+  cut_off: () => true,
+  limit: () => false,
+  stopped: () => false,
+  suspended: () => false,
+  blocked: () => false,
+  failed: () => false,
+  unfinished: () => false,
+}
+
+/**
+ * Whether a run that ended this way keeps its final text as `RunResult.response` (SPEC §3): `answered` and
+ * `cut_off` do (a cut-off answer is still the model's text, and its ending says it was cut); every other kind
+ * has `response: null`, so the partial text of a stopped, limited, suspended, blocked, failed or unfinished run
+ * is never presented as an answer (SPEC §2 rule 2; K2, K10, K18). The one place this rule is decided: the fold
+ * and the checks of the tests ask here.
+ * @example keepsResponse({ kind: 'cut_off', finishReason: 'max_tokens' }) // => true
+ * @example keepsResponse({ kind: 'stopped', by: 'caller' }) // => false
+ * @since 0.3.0
+ */
+export const keepsResponse = (ending: RunEnding): boolean => matchEnding(ending, RESPONSE_KEPT)
+
 /**
  * Structural equality of JSON-like values (plain objects, arrays, primitives). Own enumerable keys only;
  * `undefined`-valued keys count as absent. Iterative, so deeply nested `raw` values cannot overflow the stack.
