@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # capture.sh: regenerate the terminal screens in docs/screens/ that README.md links to:
-#   replay.txt/.ansi, watch-running.txt/.ansi, watch.txt/.ansi, stats.txt/.ansi
+#   replay.txt/.ansi, watch-running.txt/.ansi, watch.txt/.ansi, stats.txt/.ansi (120 columns), and at 80 columns,
+#   over the fixture home test/fixtures/homes/basic (HOME points there, TZ=UTC; npm's cache goes to the temporary
+#   directory): stats-80.txt/.ansi (`stats` with no path), stats-session-80.txt/.ansi (`stats --by session
+#   --breakdown`), replay-brief-80.txt/.ansi (`replay --brief` with no input)
 #
 # Needs: tmux (3.0 or later), bash, node and npm (npx), and a built CLI: run `npm run build` first so that
 # dist/cli/bin.js exists (the screens run it as `npx run-outcome`, which is this repository's own bin).
@@ -65,17 +68,18 @@ esc=$'\033'
 strip_colour() { sed -E "s/${esc}\\[[0-9;:]*m//g"; }
 pane_text() { tm capture-pane -p -J -t "$1" | trim; }
 
-# new_shell NAME: a fresh session with an interactive bash, ready at its first prompt
+# new_shell NAME [COLS ROWS [VAR=VALUE...]]: a fresh session with an interactive bash, ready at its first prompt
 new_shell() {
-  local name=$1
+  local name=$1 w=${2:-$cols} h=${3:-$rows}
+  shift $(($# < 3 ? $# : 3))
   tm kill-session -t "=$name" 2>/dev/null || true
-  tm new-session -d -s "$name" -x "$cols" -y "$rows" -c "$root" \
+  tm new-session -d -s "$name" -x "$w" -y "$h" -c "$root" \
     env -u NO_COLOR -u FORCE_COLOR -u PROMPT_COMMAND -u COLUMNS -u LINES \
-    'PS1=$ ' 'PS2=> ' HISTFILE=/dev/null NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false \
+    'PS1=$ ' 'PS2=> ' HISTFILE=/dev/null NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false "$@" \
     bash --noprofile --norc -i
   local size
   size=$(tm display-message -p -t "$name" '#{pane_width}x#{pane_height}')
-  [[ $size == "${cols}x${rows}" ]] || die "$name: the pane is $size, not ${cols}x${rows}"
+  [[ $size == "${w}x${h}" ]] || die "$name: the pane is $size, not ${w}x${h}"
   wait_for "$name" "the first prompt" is_prompt_only
 }
 
@@ -176,8 +180,25 @@ wait_for stats "end of the stats" is_finished
 snap stats stats
 expect stats "\$ $stats_cmd" 'cache write' 'most expensive runs'
 
-for f in replay watch-running watch stats; do
+# at 80 columns over the fixture home: no line may wrap (the capture without -J must equal the one with it)
+home_env=("HOME=$root/test/fixtures/homes/basic" TZ=UTC "NPM_CONFIG_CACHE=$work/npm-cache")
+no_wrap() {
+  local name=$1
+  cmp -s <(tm capture-pane -p -t "$name" | trim) <(tm capture-pane -p -J -t "$name" | trim) || die "$name: a line wrapped at 80 columns"
+}
+for screen in 'stats-80|npx run-outcome stats|cost ~$' 'stats-session-80|npx run-outcome stats --by session --breakdown|└ claude-sonnet-4-5' 'replay-brief-80|npx run-outcome replay --brief|rollout-2025'; do
+  IFS='|' read -r file cmd want <<<"$screen"
+  echo "capture.sh: $file"
+  new_shell "$file" 80 60 "${home_env[@]}"
+  run_cmd "$file" "$cmd"
+  wait_for "$file" "end of the command" is_finished
+  no_wrap "$file"
+  snap "$file" "$file"
+  expect "$file" "\$ $cmd" "$want"
+done
+
+for f in replay watch-running watch stats stats-80 stats-session-80 replay-brief-80; do
   cp "$work/$f.txt" "$out/$f.txt"
   cp "$work/$f.ansi" "$out/$f.ansi"
 done
-echo "capture.sh: wrote $out/{replay,watch-running,watch,stats}.{txt,ansi}"
+echo "capture.sh: wrote $out/{replay,watch-running,watch,stats,stats-80,stats-session-80,replay-brief-80}.{txt,ansi}"

@@ -7,6 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { endingKinds, isEndingKind, type EndingKind } from '../core/RunEnding.js'
 import { formats } from '../formats/index.js'
 import type { CliIO } from './io.js'
+import { forTerminal } from './sanitize.js'
 
 /** Options most commands take. @since 0.1.0 */
 export const commonOptions = {
@@ -16,20 +17,49 @@ export const commonOptions = {
   help: { type: 'boolean' as const, short: 'h', default: false },
 }
 
-type Options = NonNullable<ParseArgsConfig['options']>
-type Config<O extends Options> = { args: Array<string>; allowPositionals: true; strict: true; options: O }
+/** `--color` / `--no-color`, which every command takes (see {@link parseCommand}). @since 0.2.0 */
+export const colorOption = { color: { type: 'boolean' as const } }
 
-/** Parses `argv` for `command`, or reports the error (with a pointer to `--help`) and returns `undefined`. @since 0.1.0 */
+type Options = NonNullable<ParseArgsConfig['options']>
+type Config<O extends Options> = { args: Array<string>; allowPositionals: true; allowNegative: true; strict: true; options: O & typeof colorOption }
+
+/**
+ * The `--color` / `--no-color` choice of the command last parsed for a stream, keyed by the stream object (so
+ * {@link colorChoice} can answer for `io.stdout` / `io.stderr` without every command passing it on).
+ */
+const colorChoices = new WeakMap<object, boolean>()
+
+/**
+ * The `--color` (`true`) / `--no-color` (`false`) choice made for the command writing to `sink`, or `undefined`
+ * when neither was given (then the environment decides: `style.ts` `colorEnabled`).
+ * @since 0.2.0
+ */
+export const colorChoice = (sink: object): boolean | undefined => colorChoices.get(sink)
+
+/**
+ * Parses `argv` for `command`, or reports the error in our words (with a pointer to `--help`) and returns
+ * `undefined`. Every command also takes `--color` / `--no-color`, and a boolean option `--x` can be turned off
+ * with `--no-x` (`--no-estimate`). The colour choice is recorded for `io.stdout` and `io.stderr`.
+ * @since 0.1.0
+ */
 export const parseCommand = <O extends Options>(
   command: string,
   argv: ReadonlyArray<string>,
   options: O,
   io: CliIO,
 ): ReturnType<typeof parseArgs<Config<O>>> | undefined => {
+  const all = { ...colorOption, ...options } as O & typeof colorOption
   try {
-    return parseArgs<Config<O>>({ args: [...argv], allowPositionals: true, strict: true, options })
+    const parsed = parseArgs<Config<O>>({ args: [...argv], allowPositionals: true, allowNegative: true, strict: true, options: all })
+    const color = (parsed.values as { color?: unknown }).color
+    for (const sink of [io.stdout, io.stderr]) {
+      if (typeof sink !== 'object' || sink === null) continue
+      if (typeof color === 'boolean') colorChoices.set(sink, color)
+      else colorChoices.delete(sink)
+    }
+    return parsed
   } catch (e) {
-    io.stderr.write(`run-outcome ${command}: ${argumentProblem(e, argv, options)}\nTry 'run-outcome ${command} --help'.\n`)
+    io.stderr.write(`run-outcome ${command}: ${argumentProblem(e, argv, all)}\nTry 'run-outcome ${command} --help'.\n`)
     return undefined
   }
 }
@@ -49,29 +79,75 @@ const distance = (a: string, b: string): number => {
 
 /**
  * `parseArgs`'s error in our words: an unknown option names the closest known one (Node's own text suggests
- * `--` for positionals, which is never what was meant here); other errors keep Node's message.
+ * `--` for positionals, which is never what was meant here); an option without its value, with a value it does
+ * not take, or whose value looks like an option, says so plainly. Node's raw message is never shown.
  */
 const argumentProblem = (e: unknown, argv: ReadonlyArray<string>, options: Options): string => {
   const code = (e as { code?: unknown } | null)?.code
+  const message = e instanceof Error ? e.message : ''
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    // Node: "Option '-f, --format <value>' argument missing" / "Option '--json' does not take an argument" /
+    // "Option '--format' argument is ambiguous."
+    const name = /--([A-Za-z0-9-]+)/.exec(message)?.[1]
+    const shown = name !== undefined ? `--${name}` : 'an option'
+    if (/argument missing/.test(message)) return `${shown} needs a value (e.g. ${shown} ${exampleValue(name)})`
+    if (/does not take an argument/.test(message)) return `${shown} takes no value (write ${shown} alone, or --no-${name ?? 'x'} to turn it off)`
+    if (/ambiguous/.test(message)) return `${shown} needs a value, and the next word starts with "-"; to give such a value write ${shown}=VALUE`
+    return `${shown}: bad value`
+  }
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return 'this command takes no file or folder arguments'
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const longs = Object.keys(options)
     const shorts = new Map(Object.entries(options).flatMap(([k, o]) => (o.short !== undefined ? [[o.short, k] as const] : [])))
     const bad = argv.find((a) => {
       if (!a.startsWith('-') || a === '-' || a === '--') return false
-      if (a.startsWith('--')) return !longs.includes(a.slice(2).split('=')[0] as string)
+      if (a.startsWith('--')) {
+        const long = a.slice(2).split('=')[0] as string
+        // --no-x turns a boolean option x off
+        return !longs.includes(long) && !(long.startsWith('no-') && options[long.slice(3)]?.type === 'boolean')
+      }
       return [...a.slice(1)].some((c) => !shorts.has(c))
     })
     const name = bad === undefined ? undefined : bad.startsWith('--') ? (bad.slice(2).split('=')[0] as string) : bad.slice(1)
     if (name !== undefined) {
-      const best = longs
+      const negations = longs.filter((k) => options[k]?.type === 'boolean').map((k) => `no-${k}`)
+      const best = [...longs, ...negations]
         .map((k) => ({ k, d: distance(name, k) }))
         .filter((x) => x.d <= Math.max(1, Math.floor(x.k.length / 3)) || (name.length >= 2 && x.k.startsWith(name)))
         .sort((x, y) => x.d - y.d)[0]
       const shown = bad?.startsWith('--') ? `--${name}` : `-${name}`
-      return `unknown option ${shown.slice(0, 40)}${best !== undefined ? ` (did you mean --${best.k}?)` : ''}`
+      return `unknown option ${forTerminal(shown.slice(0, 40))}${best !== undefined ? ` (did you mean --${best.k}?)` : ''}`
     }
+    const named = /'([^']{1,40})'/.exec(message)?.[1]
+    return `unknown option${named !== undefined ? ` ${forTerminal(named)}` : ''}`
   }
-  return e instanceof Error ? e.message : 'bad arguments'
+  return 'bad arguments'
+}
+
+/** An example value for an option that was given without one. */
+const exampleValue = (name: string | undefined): string => {
+  switch (name) {
+    case 'format':
+      return 'codex'
+    case 'accept':
+    case 'only':
+      return 'cut_off'
+    case 'by':
+      return 'day'
+    case 'since':
+    case 'until':
+      return '2025-09-24'
+    case 'timezone':
+      return 'Europe/Paris'
+    case 'order':
+      return 'desc'
+    case 'prices':
+      return 'prices.json'
+    case 'jobs':
+      return '4'
+    default:
+      return 'VALUE'
+  }
 }
 
 /** `true` when `format` is `auto` or a known format; otherwise reports it. @since 0.1.0 */

@@ -4,17 +4,23 @@
  */
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
-import { isSuccess, type EndingKind } from '../core/RunEnding.js'
+import type { CostEstimator } from '../core/fold.js'
+import { endingKinds, isEndingKind, isSuccess, type EndingKind } from '../core/RunEnding.js'
 import { isProtocolError } from '../core/ProtocolError.js'
 import type { RunResult } from '../core/RunResult.js'
+import { SeenRecords } from '../formats/claudeCode/seen.js'
 import { formats } from '../formats/index.js'
 import { attachSubagents, subagentFilesOf } from '../node/claudeSubagents.js'
 import { listLogFiles } from '../node/files.js'
 import { ReplayError, replayStream } from '../node/replay.js'
 import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
 import { EXIT, safeJson, worst, type CliIO } from './io.js'
+import { findLogHomes, homeOf, tilde } from '../node/homes.js'
+import { estimatorOf, PRICE_PACKAGE, priceDataOf } from '../prices/genaiPrices.js'
+import { forTerminal } from './sanitize.js'
+import { estimateSettings, SKIPPED_NAMED } from './estimates.js'
 import { colorEnabled, makeStyle } from './style.js'
-import { formatRun } from './summary.js'
+import { briefLine, formatRun } from './summary.js'
 
 /** Help text of `replay`. @since 0.1.0 */
 export const replayHelp = (): string => `Usage: run-outcome replay [FILE|DIR|-]... [options]
@@ -24,13 +30,25 @@ Replays recorded agent logs and prints how each run ended.
 Inputs: files (also .gz), directories (every .jsonl/.ndjson/.json/.log/.txt under them,
 one result per run), or - for standard input (the default when no input is given).
 
+With no input and no pipe, it reads the usual places (as run-outcome stats does):
+~/.claude/projects, $CODEX_HOME/sessions and archived_sessions, ~/.gemini/tmp.
+
 Options:
+  --brief          one line per run: ending, tokens, cost, duration, file and run #
+  --only KIND      print only the runs that ended so (repeatable: --only failed
+                   --only stopped); the exit status still counts every run
   --format F       auto (default) or one of: ${formats.map((f) => f.name).join(', ')}
-  --json           print one JSON object per run (JSONL), shaped as SPEC §3
+  --json           print one JSON object per run (JSONL), shaped as SPEC §3; an
+                   estimated cost carries cost.priceData { source, version, file }
   --accept KIND    also count this ending kind as success for the exit status
                    (repeatable; e.g. --accept cut_off --accept suspended)
+  --prices FILE    a JSON price table (USD per million tokens: input, output,
+                   cachedInput, cacheWrite per model) over the bundled prices of
+                   ${PRICE_PACKAGE} (see stats --help)
+  --no-estimate    no estimates, only the costs the logs report (estimates are marked ~)
   --message-id ID  native logs only: report just the run that answers the message ID,
                    from the agent/inbox/spliced event that inserts it to the next idle
+  --color, --no-color  force colours on or off (default: on a terminal, unless NO_COLOR)
   -h, --help       show this help
 
 Exit status: 0 every run answered (or accepted); 1 some run ended otherwise;
@@ -38,6 +56,7 @@ Exit status: 0 every run answered (or accepted); 1 some run ended otherwise;
 
 Examples:
   run-outcome replay examples/claude-code/claude.jsonl
+  run-outcome replay --brief --only failed --only stopped ~/.claude/projects
   run-outcome replay --json ~/.codex/sessions
   claude -p "fix the test" --output-format stream-json --verbose | run-outcome replay -
 `
@@ -45,15 +64,44 @@ Examples:
 interface Options {
   readonly format: string
   readonly json: boolean
+  readonly brief: boolean
+  readonly only: ReadonlyArray<EndingKind>
   readonly accept: ReadonlyArray<EndingKind>
   readonly messageId?: string
+  readonly estimate?: CostEstimator
+  readonly priceData: ReturnType<typeof priceDataOf>
+  /** Terminal width for `--brief` lines, when known. */
+  readonly width?: number
+  /** Skipped files named so far in this invocation (the rest are counted). */
+  readonly skips: { named: number; more: number }
 }
 
-const display = (p: string): string => p
+/** An input path as messages show it (one line, controls visible). */
+const display = (p: string): string => forTerminal(p)
+
+/** Names a skipped file, the first {@link SKIPPED_NAMED} of an invocation; later ones are counted (the rule `stats` follows). */
+const noteSkipped = (io: CliIO, options: Options, label: string, why: string): void => {
+  if (options.skips.named < SKIPPED_NAMED) {
+    options.skips.named++
+    io.stderr.write(`run-outcome replay: skipped ${display(label)}: ${why}\n`)
+  } else options.skips.more++
+}
 
 /** Runs `replay`; returns the exit status. Never throws. @since 0.1.0 */
 export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
-  const parsed = parseCommand('replay', argv, { ...commonOptions, 'message-id': { type: 'string' as const } }, io)
+  const parsed = parseCommand(
+    'replay',
+    argv,
+    {
+      ...commonOptions,
+      'message-id': { type: 'string' as const },
+      brief: { type: 'boolean' as const, default: false },
+      only: { type: 'string' as const, multiple: true as const, default: [] as Array<string> },
+      prices: { type: 'string' as const },
+      estimate: { type: 'boolean' as const },
+    },
+    io,
+  )
   if (parsed === undefined) return EXIT.usage
   const v = parsed.values
   if (v.help) {
@@ -64,19 +112,49 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
   if (!checkFormat('replay', format, io)) return EXIT.usage
   const accept = checkAccept('replay', v.accept, io)
   if (accept === undefined) return EXIT.usage
+  const only: Array<EndingKind> = []
+  for (const k of v.only ?? []) {
+    if (!isEndingKind(k)) {
+      io.stderr.write(`run-outcome replay: --only takes an ending kind (${endingKinds.join(', ')}), not "${forTerminal(k.slice(0, 40))}"\n`)
+      return EXIT.usage
+    }
+    only.push(k)
+  }
+  if (v.brief === true && v.json === true) {
+    io.stderr.write(`run-outcome replay: --brief and --json are two ways of printing; give one\n`)
+    return EXIT.usage
+  }
+  const settings = await estimateSettings('replay', v.prices, v.estimate, io)
+  if (settings === undefined) return EXIT.usage
+  const estimate = estimatorOf(settings)
+  const width = io.stdout.isTTY === true && typeof io.stdout.columns === 'number' && io.stdout.columns > 0 ? io.stdout.columns : undefined
   const options: Options = {
     format,
     json: v.json ?? false,
+    brief: v.brief === true,
+    only,
     accept,
     ...(v['message-id'] !== undefined ? { messageId: v['message-id'] } : {}),
+    ...(estimate !== undefined ? { estimate } : {}),
+    priceData: priceDataOf(settings),
+    ...(width !== undefined ? { width } : {}),
+    skips: { named: 0, more: 0 },
   }
-  const inputs = parsed.positionals.length > 0 ? parsed.positionals : ['-']
+  let inputs = parsed.positionals.length > 0 ? parsed.positionals : ['-']
   if (inputs.includes('-') && io.stdin.isTTY === true && parsed.positionals.length === 0) {
-    io.stderr.write(`run-outcome replay: no input. Give a log file or directory, or pipe a log into standard input.\nTry 'run-outcome replay --help'.\n`)
-    return EXIT.usage
+    // nothing piped in: the usual places, as stats reads them
+    const homes = (await findLogHomes(io.env)).filter((h) => h.folders.length > 0)
+    if (homes.length === 0) {
+      io.stderr.write(`run-outcome replay: no input. Give a log file or directory, or pipe a log into standard input.\nTry 'run-outcome replay --help'.\n`)
+      return EXIT.usage
+    }
+    inputs = homes.flatMap((h) => h.folders)
+    const home = homeOf(io.env)
+    io.stderr.write(`run-outcome replay: no input given; reading the usual places:\n${homes.map((h) => `  ${forTerminal(tilde(h.path, home))}\n`).join('')}`)
   }
   let code: number = EXIT.ok
   for (const input of inputs) code = worst(code, await replayInput(input, options, io))
+  if (options.skips.more > 0) io.stderr.write(`run-outcome replay: … and ${options.skips.more} more skipped\n`)
   return code
 }
 
@@ -86,18 +164,22 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
   try {
     isDir = (await stat(input)).isDirectory()
   } catch (e) {
-    io.stderr.write(`run-outcome replay: cannot read ${display(input)}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'not readable'}\n`)
+    io.stderr.write(
+      `run-outcome replay: cannot read ${display(input)}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'not readable'}\n`,
+    )
     return EXIT.usage
   }
   if (!isDir) return replayOne(createReadStream(input, { highWaterMark: 256 * 1024 }), input, input, options, io, true, await subagentsOf(input))
-  const files = await listLogFiles(input, (p, why) => io.stderr.write(`run-outcome replay: skipped ${display(p)}: ${why}\n`))
+  const files = await listLogFiles(input, (p, why) => noteSkipped(io, options, p, why))
   if (files.length === 0) {
     io.stderr.write(`run-outcome replay: no log files under ${display(input)} (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)\n`)
     return EXIT.usage
   }
   let code: number = EXIT.ok
-  const seen = { read: 0 }
-  for (const f of files) code = worst(code, await replayOne(createReadStream(f, { highWaterMark: 256 * 1024 }), f, f, options, io, false, await subagentsOf(f), seen))
+  // the files of one directory share their records: a resumed or forked session's copies count once (K15)
+  const seen = { read: 0, records: new SeenRecords() }
+  for (const f of files)
+    code = worst(code, await replayOne(createReadStream(f, { highWaterMark: 256 * 1024 }), f, f, options, io, false, await subagentsOf(f), seen))
   if (seen.read === 0) {
     // every file was skipped: nothing was read, which is an input error, not an empty success
     io.stderr.write(
@@ -125,7 +207,7 @@ const replayOne = async (
   io: CliIO,
   named: boolean,
   hasSubagents = false,
-  seen: { read: number } = { read: 0 },
+  seen: { read: number; records?: SeenRecords } = { read: 0 },
 ): Promise<number> => {
   let code: number = EXIT.ok
   let count = 0
@@ -135,7 +217,12 @@ const replayOne = async (
   const print = (r: RunResult): void => {
     count++
     code = worst(code, isSuccess(r.ending, { accept: options.accept }) ? EXIT.ok : EXIT.notSuccess)
-    if (options.json) io.stdout.write(`${safeJson(r as unknown as Record<string, unknown>)}\n`)
+    if (options.only.length > 0 && !options.only.includes(r.ending.kind)) return
+    if (options.json)
+      io.stdout.write(
+        `${safeJson((r.cost.estimated === true && options.priceData !== null ? { ...r, cost: { ...r.cost, priceData: options.priceData } } : r) as unknown as Record<string, unknown>)}\n`,
+      )
+    else if (options.brief) io.stdout.write(briefLine(r, `${label} #${count}`, style, options.width))
     else io.stdout.write(formatRun(r, `${label} #${count}`, style))
   }
   const onRun = (r: RunResult): void => {
@@ -147,21 +234,23 @@ const replayOne = async (
       format: options.format,
       file,
       ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
+      ...(options.estimate !== undefined ? { estimate: options.estimate } : {}),
+      ...(seen.records !== undefined ? { seen: seen.records } : {}),
     })
     seen.read++
     if (held.length > 0 && file !== null) {
       let runs: ReadonlyArray<RunResult> = held
       try {
-        runs = await attachSubagents(held, file)
+        runs = await attachSubagents(held, file, options.estimate !== undefined ? { estimate: options.estimate } : {})
       } catch {
-        io.stderr.write(`run-outcome replay: ${label}: could not read its subagent files; runs printed without them\n`)
+        io.stderr.write(`run-outcome replay: ${display(label)}: could not read its subagent files; runs printed without them\n`)
       }
       for (const r of runs) print(r)
     }
-    for (const note of outcome.notes) io.stderr.write(`run-outcome replay: ${label}: ${note}\n`)
+    for (const note of outcome.notes) io.stderr.write(`run-outcome replay: ${display(label)}: ${forTerminal(note)}\n`)
     if (outcome.error !== undefined) {
       const e = outcome.error
-      io.stderr.write(`run-outcome replay: protocol error: ${e.message}\n`)
+      io.stderr.write(`run-outcome replay: protocol error: ${forTerminal(e.message)}\n`)
       if (options.json) io.stderr.write(`${JSON.stringify(e.toJSON())}\n`)
       return EXIT.protocol
     }
@@ -169,20 +258,27 @@ const replayOne = async (
   } catch (e) {
     if (isProtocolError(e)) {
       seen.read++
-      io.stderr.write(`run-outcome replay: protocol error: ${e.message}\n`)
+      io.stderr.write(`run-outcome replay: protocol error: ${forTerminal(e.message)}\n`)
       if (options.json) io.stderr.write(`${JSON.stringify(e.toJSON())}\n`)
       return EXIT.protocol
     }
     if (e instanceof ReplayError) {
       if (e.code === 'undetected' && !named) {
-        io.stderr.write(`run-outcome replay: skipped ${display(label)}: format not recognised\n`)
+        noteSkipped(io, options, label, 'format not recognised')
         return code
       }
-      io.stderr.write(`run-outcome replay: ${e.message}\n`)
+      io.stderr.write(`run-outcome replay: ${forTerminal(e.message)}\n`)
       return worst(code, EXIT.usage)
     }
     const err = e as NodeJS.ErrnoException
-    const why = err.code === 'ENOENT' ? 'no such file or directory' : err.code === 'EISDIR' ? 'is a directory' : err.code === 'EACCES' ? 'permission denied' : 'read failed'
+    const why =
+      err.code === 'ENOENT'
+        ? 'no such file or directory'
+        : err.code === 'EISDIR'
+          ? 'is a directory'
+          : err.code === 'EACCES'
+            ? 'permission denied'
+            : 'read failed'
     io.stderr.write(`run-outcome replay: cannot read ${display(label)}: ${why}\n`)
     return worst(code, EXIT.usage)
   }

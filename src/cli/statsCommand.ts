@@ -1,259 +1,651 @@
 /**
- * `run-outcome stats [PATH]… [--format F] [--json] [--by ending|format|model|day] [--prices FILE]`:
- * replay every log under the paths (in worker threads, one per core) and summarise how the runs ended and
- * what they cost.
+ * `run-outcome stats [PATH|-]… [options]`: replay every log under the paths (in worker threads, one per core) —
+ * or, with no path, under the usual places (`~/.claude/projects`, `~/.codex/sessions`, `~/.gemini/tmp`, …,
+ * `node/homes.ts`) — and summarise how the runs ended and what they cost, grouped by ending, format, model, day,
+ * week, month, session or project, in a table that fits the terminal.
+ *
+ * Costs the logs do not report are estimated per request from the bundled genai-prices data (and `--prices FILE`),
+ * marked `~`; a run whose cost stays unknown is counted apart and never summed as $0.
  * @module
  */
-import { readFile, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
-import { Worker } from 'node:worker_threads'
+import { basename } from 'node:path'
 import cliProgress from 'cli-progress'
-import Table from 'cli-table3'
-import * as E from 'fp-ts/lib/Either.js'
-import { endingKinds, isEndingKind, type EndingKind } from '../core/RunEnding.js'
-import { decodePriceTable, type PriceTable } from '../core/prices.js'
+import { isEndingKind, type EndingKind } from '../core/RunEnding.js'
 import { formats } from '../formats/index.js'
 import { listLogFiles } from '../node/files.js'
+import { findLogHomes, homeOf, tilde, type LogHome } from '../node/homes.js'
+import { PRICE_DATA_VERSION, PRICE_PACKAGE, priceDataOf, type EstimateSettings } from '../prices/genaiPrices.js'
+import { estimateSettings, SKIPPED_NAMED } from './estimates.js'
 import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
 import { EXIT, type CliIO } from './io.js'
-import { StatsAggregate, type GroupBy, type GroupTotals, type RunRef } from './stats/aggregate.js'
-import { readFileRecords, type FileOutcome } from './stats/records.js'
+import { forTerminal } from './sanitize.js'
+import { GROUP_KEYS, NO_MODEL, NO_USAGE, StatsAggregate, type GroupBy, type GroupTotals, type RunRef } from './stats/aggregate.js'
+import { runPool } from './stats/pool.js'
+import { readStreamRecords, readUnitRecords, unitsOf, type FileOutcome, type RecordJob, type SkipReason } from './stats/records.js'
+import { cut, renderTable, tableWidths, textWidth, type Cell, type Column } from './stats/table.js'
+import { checkTimeZone, localTime, machineTimeZone, parseBound, type TimeBound } from './stats/time.js'
 import { colorEnabled, makeStyle, type Style } from './style.js'
-import { durationText, num, oneLine } from './summary.js'
+import { durationText, num, oneLine, usdText } from './summary.js'
 
 /** Help text of `stats`. @since 0.1.0 */
-export const statsHelp = (): string => `Usage: run-outcome stats PATH... [options]
+export const statsHelp = (): string => `Usage: run-outcome stats [PATH|-]... [options]
 
-Replays every log under the paths (files or directories, .gz too) using every core, and
-prints how the runs ended and what they cost: runs per ending, success rate, tokens and
-cost totals (with how many runs had no cost), and the slowest and most expensive runs.
+Replays every log under the paths (files or directories, .gz too; - for standard input)
+using every core, and prints how the runs ended and what they cost: runs per ending,
+success rate, tokens and cost per group, and the slowest and most expensive runs.
+With no path it reads the usual places: ~/.claude/projects, ~/.config/claude/projects,
+the projects folder of each directory in CLAUDE_CONFIG_DIR (comma-separated),
+$CODEX_HOME/sessions and $CODEX_HOME/archived_sessions (CODEX_HOME: ~/.codex), and the
+chats folders under ~/.gemini/tmp.
+
+Cost: a cost the log reports is used as is. Every other model request is priced on its
+own from the prices bundled with ${PRICE_PACKAGE} ${PRICE_DATA_VERSION} (offline, today's
+prices; tiered prices per request) and marked ~ (estimated). A model the data does not
+know, or a log that names no model (codex exec --json), leaves the run's cost unknown:
+such runs are counted apart, by model, never as $0 (a + after a cost: some runs of the
+row have no known cost and are not in it).
 
 Options:
+  --by KEY         group by ending (default), format, model, day, week, month,
+                   session (one log file) or project (the Claude Code project folder,
+                   the Codex or Gemini working directory)
+  --breakdown      a row per model inside each group
+  --since WHEN     only runs that started at or after WHEN, and
+  --until WHEN     at or before WHEN: a date (2025-09-24 or 20250924; the whole day),
+                   a month (2025-09), a local time (2025-09-24T18:00) or an ISO time
+                   with a zone (2025-09-24T18:00:00Z)
+  --timezone ZONE  IANA time zone for days, weeks (Monday first), months and local
+                   times (default: the machine's, from TZ; e.g. UTC, Europe/Paris)
+  --order ORDER    asc (default: oldest or A first) or desc
+  --compact        the narrow table even on a wide terminal (it is chosen by itself
+                   when the wide one does not fit)
+  --prices FILE    a JSON price table, USD per million tokens, whose models override
+                   or add to the bundled prices; keys per model: input (uncached
+                   input), output (output, reasoning included), cachedInput (cache
+                   reads; default input), cacheWrite (cache writes; default input); a
+                   name ending in * is a prefix:
+                   { "gpt-5-codex": { "input": 1.25, "cachedInput": 0.125,
+                                      "output": 10 },
+                     "my-model-*": { "input": 3, "cacheWrite": 3.75, "output": 15 } }
+  --no-estimate    no estimates: only the costs the logs report
   --format F       auto (default) or one of: ${formats.map((f) => f.name).join(', ')}
-  --by KEY         group the table by ending (default), format, model or day
-  --prices FILE    JSON price table (USD per million tokens) to estimate missing costs:
-                   { "gpt-5-codex": { "input": 1.25, "cachedInput": 0.125, "output": 10 },
-                     "gemini-2.5-*": { "input": 0.3, "output": 2.5 } }
   --accept KIND    also count this ending kind as success (repeatable)
   --jobs N         worker threads (default: one per core)
-  --json           print one JSON document instead of tables
+  --json           one JSON document (the same groups, exact figures, the price data)
+  --color, --no-color  force colours on or off (default: on a terminal, unless NO_COLOR)
   -h, --help       show this help
 
-Exit status: 0 when the inputs could be read, 2 otherwise.
+Exit status: 0 when the inputs could be read, 2 otherwise (a missing path, nothing
+readable, a bad option).
 
 Examples:
-  run-outcome stats ~/.claude/projects ~/.codex/sessions
-  run-outcome stats --by model --prices prices.json ~/.codex/sessions
-  run-outcome stats --json --by day ./logs > summary.json
+  run-outcome stats                                  # the usual places, by ending
+  run-outcome stats --by day --since 2025-09-01 --timezone Europe/Paris
+  run-outcome stats --by month --breakdown           # per model inside each month
+  run-outcome stats --by session --order desc ~/.claude/projects
+  run-outcome stats --by project --json > usage.json
+  claude -p "fix it" --output-format stream-json --verbose | run-outcome stats -
 `
 
-const GROUPS: ReadonlyArray<GroupBy> = ['ending', 'format', 'model', 'day']
+const ORDERS = ['asc', 'desc'] as const
+type Order = (typeof ORDERS)[number]
 
-interface Job {
-  readonly format: string
-  readonly accept: ReadonlyArray<EndingKind>
-  readonly prices?: PriceTable
+interface Input {
+  readonly label: string
+  readonly files: ReadonlyArray<string>
 }
 
-/** Runs the files through worker threads (or in-process for small jobs / when running from sources). */
-const runFiles = async (files: ReadonlyArray<string>, job: Job, jobs: number, onOutcome: (o: FileOutcome) => void): Promise<void> => {
-  const workerUrl = new URL('./stats/worker.js', import.meta.url)
-  const fromSources = import.meta.url.endsWith('.ts')
-  if (fromSources || files.length < 4 || jobs <= 1) {
-    for (const f of files) onOutcome(await readFileRecords(f, job.format, job.accept, job.prices))
-    return
+/** The width output must fit: the terminal's, else `COLUMNS`, else none. */
+const widthOf = (sink: CliIO['stdout'], env: CliIO['env']): number | undefined => {
+  if (sink.isTTY === true && typeof sink.columns === 'number' && sink.columns > 0) return sink.columns
+  const c = Number(env['COLUMNS'])
+  return Number.isInteger(c) && c > 0 ? c : undefined
+}
+
+/** Joins parts with `sep`, breaking the line between parts so none is wider than `width` (continuations indented). */
+const wrapParts = (parts: ReadonlyArray<string>, width: number | undefined, indent = '', sep = ' · '): string => {
+  if (width === undefined) return parts.join(sep)
+  const lines: Array<string> = []
+  let cur = ''
+  for (const p of parts) {
+    const next = cur === '' ? p : `${cur}${sep}${p}`
+    if (cur !== '' && textWidth(next) > width) {
+      lines.push(cur)
+      cur = `${indent}${p}`
+    } else cur = next
   }
-  let next = 0
-  const n = Math.min(jobs, files.length)
-  await Promise.all(
-    Array.from({ length: n }, () =>
-      new Promise<void>((resolve) => {
-        const worker = new Worker(workerUrl, { workerData: job })
-        let current: string | null = null
-        const feed = (): void => {
-          current = next < files.length ? (files[next++] as string) : null
-          worker.postMessage(current)
-          if (current === null) void worker.terminate().then(() => resolve())
-        }
-        worker.on('message', (o: FileOutcome) => {
-          onOutcome(o)
-          feed()
-        })
-        worker.on('error', () => {
-          // a worker that dies takes only its current file with it
-          if (current !== null) onOutcome({ file: current, ok: false, why: 'unreadable', message: 'the reader crashed' })
-          resolve()
-        })
-        feed()
-      }),
-    ),
-  )
+  if (cur !== '') lines.push(cur)
+  return lines.map((l) => (textWidth(l) > width ? cut(l, width) : l)).join('\n')
 }
 
 const pct = (g: GroupTotals): string => (g.runs === 0 ? '—' : `${((g.successes / g.runs) * 100).toFixed(1)}%`)
-// no run with a cost (also: no run at all) → unknown, never $0
-const usd = (g: GroupTotals): string => (g.runsWithoutCost === g.runs ? '—' : `$${g.costUsd.toFixed(4)}${g.runsWithEstimatedCost > 0 ? '*' : ''}`)
 
-const groupTable = (title: string, rows: ReadonlyArray<[string, GroupTotals]>, total: GroupTotals, style: Style, colorKey: boolean): string => {
-  const table = new Table({
-    head: [title, 'runs', 'success', 'input', 'cache read', 'cache write', 'output', 'cost', 'no cost'].map((h) => style.bold(h)),
-    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
-    style: { head: [], border: style.enabled ? ['gray'] : [] },
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  })
-  const row = (key: string, g: GroupTotals, k: EndingKind | undefined) => [
-    k !== undefined && colorKey ? style.ending(k, `${style.mark(k)} ${key}`) : key,
-    num(g.runs),
-    pct(g),
-    num(g.inputTokens),
-    num(g.cacheReadTokens),
-    num(g.cacheWriteTokens),
-    num(g.outputTokens),
-    usd(g),
-    num(g.runsWithoutCost),
-  ]
-  for (const [key, g] of rows) table.push(row(key, g, isEndingKind(key) ? key : undefined))
-  table.push(row(style.bold('total'), total, undefined))
-  return table.toString()
+/** A group's cost: `—` when no run has one; `~` when some of it is estimated; `+` when some run's cost is unknown. */
+const costCell = (g: GroupTotals): string => {
+  if (g.runsWithoutCost === g.runs) return '—'
+  return `${g.runsWithEstimatedCost > 0 ? '~' : ''}${usdText(g.costUsd)}${g.runsWithoutCost > 0 ? '+' : ''}`
 }
 
-/** The end of a path, cut at the front to `max` characters. */
-const shortPath = (p: string, max: number): string => (p.length <= max ? p : `…${p.slice(p.length - max + 1)}`)
+/** `18.5M`, `651k`, `9,303`: a token count in at most 6 columns. */
+const short = (n: number): string => {
+  if (n < 10_000) return num(n)
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`
+  if (n < 1_000_000_000) return `${(n / 1e6).toFixed(n < 10_000_000 ? 2 : 1)}M`
+  return `${(n / 1e9).toFixed(1)}B`
+}
 
-const topTable = (title: string, refs: ReadonlyArray<RunRef>, style: Style): string => {
-  if (refs.length === 0) return ''
-  const table = new Table({
-    head: [title, 'ending', 'duration', 'cost'].map((h) => style.bold(h)),
-    colAligns: ['left', 'left', 'right', 'right'],
-    style: { head: [], border: style.enabled ? ['gray'] : [] },
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  })
-  for (const r of refs) {
-    table.push([`${shortPath(r.file, 44)} #${r.index}`, style.ending(r.kind, oneLine(r.detail, 34)), durationText(r.durationMs), r.costUsd === null ? '—' : `$${r.costUsd.toFixed(4)}`])
+/** A model name without its date stamp (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`), for narrow tables. */
+const shortModel = (m: string): string => m.replace(/-20\d{6}$/, '')
+
+const modelName = (m: string): string => (m === NO_MODEL ? '(no model name)' : forTerminal(m))
+
+interface Row {
+  readonly key: Cell
+  readonly keyShort: Cell
+  readonly lastActivity: string
+  readonly g: GroupTotals
+  readonly model: boolean
+}
+
+/**
+ * The group table, in the first layout that fits the width while its key column keeps up to 28 columns (else
+ * the one that leaves the key the most room): wide (every bucket apart), narrow (cache read + write in one
+ * column, success as a whole percentage), short (numbers as 18.5M), minimal (no success column). Without a width
+ * the wide one (`--compact`: from the narrow one on).
+ */
+const groupTable = (by: GroupBy, rows: ReadonlyArray<Row>, total: GroupTotals, style: Style, width: number | undefined, compact: boolean): string => {
+  const totalRow: Row = { key: { text: 'total', paint: style.bold }, keyShort: { text: 'total', paint: style.bold }, lastActivity: '', g: total, model: false }
+  const all = [...rows, totalRow]
+  const text = (c: Cell): string => (typeof c === 'string' ? c : c.text)
+  type Layout = 'wide' | 'narrow' | 'short' | 'minimal'
+  const table = (layout: Layout): { cols: Array<Column>; cells: Array<Array<Cell>> } => {
+    const key: Column = { head: by, align: 'left', shrink: 'middle', min: 10 }
+    if (layout === 'wide') {
+      const cols: Array<Column> = [key]
+      if (by === 'session') cols.push({ head: 'last activity', align: 'left' })
+      cols.push(
+        { head: 'runs', align: 'right' },
+        { head: 'success', align: 'right' },
+        { head: 'input', align: 'right' },
+        { head: 'cache read', align: 'right' },
+        { head: 'cache write', align: 'right' },
+        { head: 'output', align: 'right' },
+        { head: 'cost', align: 'right' },
+        { head: 'no cost', align: 'right' },
+      )
+      const cells = all.map((r) => {
+        const c: Array<Cell> = [r.key]
+        if (by === 'session') c.push(r.lastActivity)
+        c.push(
+          num(r.g.runs),
+          r.model ? '' : pct(r.g),
+          num(r.g.inputTokens),
+          num(r.g.cacheReadTokens),
+          num(r.g.cacheWriteTokens),
+          num(r.g.outputTokens),
+          costCell(r.g),
+          num(r.g.runsWithoutCost),
+        )
+        return c
+      })
+      return { cols, cells }
+    }
+    const n = layout === 'narrow' ? num : short
+    const ok = layout !== 'minimal'
+    const cols: Array<Column> = [key, { head: 'runs', align: 'right' }]
+    if (ok) cols.push({ head: 'ok', align: 'right' })
+    cols.push({ head: 'input', align: 'right' }, { head: 'cache', align: 'right' }, { head: 'output', align: 'right' }, { head: 'cost', align: 'right' })
+    const cells = all.map(
+      (r): Array<Cell> => [
+        r.keyShort,
+        num(r.g.runs),
+        ...(ok ? [r.model || r.g.runs === 0 ? '' : `${Math.round((r.g.successes / r.g.runs) * 100)}%`] : []),
+        n(r.g.inputTokens),
+        n(r.g.cacheReadTokens + r.g.cacheWriteTokens),
+        n(r.g.outputTokens),
+        costCell(r.g),
+      ],
+    )
+    return { cols, cells }
   }
-  return `${table.toString()}\n`
+  const layouts: ReadonlyArray<Layout> = compact ? ['narrow', 'short', 'minimal'] : ['wide', 'narrow', 'short', 'minimal']
+  const opts = { style, ...(width !== undefined ? { maxWidth: width } : {}) }
+  let best: { t: { cols: Array<Column>; cells: Array<Array<Cell>> }; key: number } | undefined
+  for (const l of layouts) {
+    const t = table(l)
+    const w = tableWidths(t.cols, t.cells, opts)
+    if (w === undefined) continue
+    const want = Math.min(28, Math.max(...all.map((r) => textWidth(text(l === 'wide' ? r.key : r.keyShort)))))
+    if ((w[0] as number) >= want) return renderTable(t.cols, t.cells, opts) as string
+    if (best === undefined || (w[0] as number) > best.key) best = { t, key: w[0] as number }
+  }
+  if (best !== undefined) return renderTable(best.t.cols, best.t.cells, opts) as string
+  const last = table('minimal')
+  return renderTable(last.cols, last.cells, { style }) as string
 }
+
+const topTable = (title: string, refs: ReadonlyArray<RunRef>, style: Style, home: string, width: number | undefined): string => {
+  if (refs.length === 0) return ''
+  const cols: Array<Column> = [
+    { head: title, align: 'left', shrink: 'middle', min: 16 },
+    { head: 'ending', align: 'left', shrink: 'end', min: 10, weight: 3 },
+    { head: 'duration', align: 'right' },
+    { head: 'cost', align: 'right' },
+  ]
+  const rows = refs.map(
+    (r): Array<Cell> => [
+      `${runName(r.file, r.project, home)} #${r.index}`,
+      { text: oneLine(r.detail, 40), paint: (t) => style.ending(r.kind, t) },
+      durationText(r.durationMs),
+      r.costUsd === null ? '—' : `${r.estimated ? '~' : ''}${usdText(r.costUsd)}`,
+    ],
+  )
+  // without a terminal width, long paths are still cut to keep the table readable
+  const max = width ?? 140
+  const t = renderTable(cols, rows, { style, maxWidth: max })
+  // too narrow even when cut: drop the ending column
+  const out =
+    t ??
+    renderTable(
+      [cols[0] as Column, cols[2] as Column, cols[3] as Column],
+      rows.map((r) => [r[0] as Cell, r[2] as Cell, r[3] as Cell]),
+      { style, maxWidth: max },
+    ) ??
+    (renderTable(cols, rows, { style }) as string)
+  return `${out}\n`
+}
+
+const skipWhy = (why: SkipReason | 'unreadable-folder'): string =>
+  why === 'undetected'
+    ? 'format not recognised'
+    : why === 'too-large'
+      ? 'a JSON document over 64 MB'
+      : why === 'not-json'
+        ? 'not valid JSON'
+        : why === 'crashed'
+          ? 'the reader crashed on it'
+          : why === 'unreadable-folder'
+            ? 'cannot read the directory'
+            : 'not readable'
 
 /** Runs `stats`; returns the exit status. Never throws. @since 0.1.0 */
 export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
-  const parsed = parseCommand('stats', argv, { ...commonOptions, by: { type: 'string' as const, default: 'ending' }, prices: { type: 'string' as const }, jobs: { type: 'string' as const } }, io)
+  const parsed = parseCommand(
+    'stats',
+    argv,
+    {
+      ...commonOptions,
+      by: { type: 'string' as const, default: 'ending' },
+      breakdown: { type: 'boolean' as const, default: false },
+      since: { type: 'string' as const },
+      until: { type: 'string' as const },
+      timezone: { type: 'string' as const },
+      order: { type: 'string' as const, default: 'asc' },
+      compact: { type: 'boolean' as const, default: false },
+      prices: { type: 'string' as const },
+      estimate: { type: 'boolean' as const },
+      jobs: { type: 'string' as const },
+    },
+    io,
+  )
   if (parsed === undefined) return EXIT.usage
   const v = parsed.values
   if (v.help) {
     io.stdout.write(statsHelp())
     return EXIT.ok
   }
-  if (parsed.positionals.length === 0) {
-    io.stderr.write(`run-outcome stats: give one or more log files or directories, e.g. run-outcome stats ~/.claude/projects\n`)
+  const usage = (message: string): number => {
+    io.stderr.write(`run-outcome stats: ${message}\nTry 'run-outcome stats --help'.\n`)
     return EXIT.usage
   }
   const by = v.by as GroupBy
-  if (!GROUPS.includes(by)) {
-    io.stderr.write(`run-outcome stats: --by takes one of ${GROUPS.join(', ')}\n`)
-    return EXIT.usage
-  }
+  if (!GROUP_KEYS.includes(by)) return usage(`--by takes one of ${GROUP_KEYS.join(', ')}, not "${forTerminal(String(v.by).slice(0, 40))}"`)
+  const order = v.order as Order
+  if (!ORDERS.includes(order)) return usage(`--order takes asc or desc, not "${forTerminal(String(v.order).slice(0, 40))}"`)
   const format = v.format ?? 'auto'
   if (!checkFormat('stats', format, io)) return EXIT.usage
   const accept = checkAccept('stats', v.accept, io)
   if (accept === undefined) return EXIT.usage
   const jobs = v.jobs !== undefined ? Number(v.jobs) : availableParallelism()
-  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) {
-    io.stderr.write('run-outcome stats: --jobs takes a whole number from 1 to 64\n')
-    return EXIT.usage
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) return usage('--jobs takes a whole number from 1 to 64')
+  let timeZone = machineTimeZone(io.env)
+  if (v.timezone !== undefined) {
+    const z = checkTimeZone(v.timezone)
+    if (z === undefined)
+      return usage(`--timezone takes an IANA time zone such as UTC, Europe/Paris or America/New_York, not "${forTerminal(v.timezone.slice(0, 60))}"`)
+    timeZone = z
   }
-  let prices: PriceTable | undefined
-  if (v.prices !== undefined) {
-    let text: string
-    try {
-      text = await readFile(v.prices, 'utf8')
-    } catch {
-      io.stderr.write(`run-outcome stats: cannot read the price table ${v.prices}\n`)
-      return EXIT.usage
+  const bound = (name: 'since' | 'until', text: string | undefined): TimeBound | undefined | null => {
+    if (text === undefined) return undefined
+    const b = parseBound(text)
+    if (b === undefined) {
+      usage(
+        `--${name} takes a date (2025-09-24 or 20250924), a month (2025-09), a local time (2025-09-24T18:00) or an ISO time with a zone, not "${forTerminal(text.slice(0, 40))}"`,
+      )
+      return null
     }
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch {
-      io.stderr.write(`run-outcome stats: the price table ${v.prices} is not valid JSON\n`)
-      return EXIT.usage
-    }
-    const decoded = decodePriceTable(json)
-    if (E.isLeft(decoded)) {
-      io.stderr.write(`run-outcome stats: ${v.prices}: ${decoded.left}\n`)
-      return EXIT.usage
-    }
-    prices = decoded.right
+    return b
+  }
+  const since = bound('since', v.since)
+  if (since === null) return EXIT.usage
+  const until = bound('until', v.until)
+  if (until === null) return EXIT.usage
+  const estimate = await estimateSettings('stats', v.prices, v.estimate, io)
+  if (estimate === undefined) return EXIT.usage
+
+  const home = homeOf(io.env)
+  const errWidth = widthOf(io.stderr, io.env)
+  const pathNote = (prefix: string, p: string, suffix: string): string => {
+    const shown = forTerminal(tilde(p, home))
+    const room = errWidth === undefined ? undefined : errWidth - textWidth(prefix) - textWidth(suffix)
+    return `${prefix}${room !== undefined && room >= 12 ? cut(shown, room, 'middle') : shown}${suffix}\n`
   }
 
-  let code: number = EXIT.ok
-  const files: Array<string> = []
+  // 1. The inputs: the named paths (all must exist: a typo is an error, not an empty table), or the usual places.
+  const agg = new StatsAggregate({
+    by,
+    breakdown: v.breakdown === true,
+    timeZone,
+    ...(since !== undefined ? { since } : {}),
+    ...(until !== undefined ? { until } : {}),
+  })
+  const inputs: Array<Input> = []
   const named = new Set<string>()
-  for (const p of parsed.positionals) {
-    try {
-      if ((await stat(p)).isDirectory()) files.push(...(await listLogFiles(p)))
+  let readStdin = false
+  const folderSkip = (p: string): void => {
+    agg.addSkipped(p, 'unreadable-folder')
+  }
+  if (parsed.positionals.length === 0) {
+    const homes = await findLogHomes(io.env)
+    const found = homes.filter((h) => h.folders.length > 0)
+    if (found.length === 0) {
+      io.stderr.write(
+        `run-outcome stats: no path given, and none of the usual places exists:\n${homes.map((h) => `  ${forTerminal(tilde(h.path, home))}\n`).join('')}Give a log file or directory, e.g. run-outcome stats ./logs\n`,
+      )
+      return EXIT.usage
+    }
+    const lines: Array<string> = []
+    for (const h of found) {
+      const files: Array<string> = []
+      for (const f of h.folders) files.push(...(await listLogFiles(f, folderSkip)))
+      inputs.push({ label: h.path, files })
+      lines.push(placeLine(h, files.length, home))
+    }
+    io.stderr.write(`run-outcome stats: no path given; reading the usual places:\n${lines.join('')}`)
+  } else {
+    let missing = false
+    const kinds: Array<'dir' | 'file' | 'stdin'> = []
+    for (const p of parsed.positionals) {
+      if (p === '-') {
+        kinds.push('stdin')
+        continue
+      }
+      try {
+        kinds.push((await stat(p)).isDirectory() ? 'dir' : 'file')
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code
+        io.stderr.write(
+          pathNote(
+            'run-outcome stats: cannot read ',
+            p,
+            `: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : 'not readable'}`,
+          ),
+        )
+        missing = true
+        kinds.push('file')
+      }
+    }
+    if (missing) return EXIT.usage
+    for (let i = 0; i < parsed.positionals.length; i++) {
+      const p = parsed.positionals[i] as string
+      const kind = kinds[i]
+      if (kind === 'stdin') readStdin = true
+      else if (kind === 'dir') inputs.push({ label: p, files: await listLogFiles(p, folderSkip) })
       else {
-        files.push(p)
+        inputs.push({ label: p, files: [p] })
         named.add(p)
       }
-    } catch {
-      io.stderr.write(`run-outcome stats: cannot read ${p}: no such file or directory\n`)
-      code = EXIT.usage
     }
   }
+  const files = [...new Set(inputs.flatMap((i) => i.files))]
 
-  const agg = new StatsAggregate(by)
+  // 2. Read them.
+  const job: RecordJob = { format, accept, estimate }
+  let code: number = EXIT.ok
   const showProgress = io.stderr.isTTY === true && files.length > 20
+  const barSize = Math.max(10, Math.min(40, (errWidth ?? 100) - 60))
   const bar = showProgress
     ? new cliProgress.SingleBar(
-        { stream: io.stderr as unknown as NodeJS.WritableStream, format: 'replaying {bar} {value}/{total} files · {runs} runs · {eta_formatted} left', hideCursor: true, clearOnComplete: true },
+        {
+          stream: io.stderr as unknown as NodeJS.WritableStream,
+          format: 'replaying {bar} {value}/{total} files · {runs} runs · {eta_formatted} left',
+          barsize: barSize,
+          hideCursor: true,
+          clearOnComplete: true,
+        },
         cliProgress.Presets.shades_classic,
       )
     : undefined
   bar?.start(files.length, 0, { runs: 0 })
-  await runFiles(files, { format, accept, ...(prices !== undefined ? { prices } : {}) }, jobs, (o) => {
+  const onOutcome = (o: FileOutcome): void => {
     agg.addFile(o)
     if (!o.ok && named.has(o.file)) code = EXIT.usage
     bar?.increment(1, { runs: agg.total.runs })
-  })
+  }
+  if (readStdin) onOutcome(await readStreamRecords(io.stdin, '-', job))
+  // units: a folder's files together (copies between the files of a Claude Code project count once, K15)
+  const units = unitsOf(files)
+  const fromSources = import.meta.url.endsWith('.ts')
+  if (fromSources || units.length < 2 || files.length < 4 || jobs <= 1) {
+    for (const u of units) await readUnitRecords(u, job, onOutcome)
+  } else {
+    await runPool(
+      units,
+      { workerUrl: new URL('./stats/worker.js', import.meta.url), workerData: job, jobs, inProcess: (u, on) => readUnitRecords(u, job, on) },
+      onOutcome,
+    )
+  }
   bar?.stop()
 
-  if (v.json) {
-    io.stdout.write(`${JSON.stringify(agg.toJSON())}\n`)
-  } else {
-    const style = makeStyle(colorEnabled(io.stdout, io.env))
-    const t = agg.total
-    const withCost = t.runs - t.runsWithoutCost
-    io.stdout.write(
-      `${style.bold(`${num(t.runs)} run${t.runs === 1 ? '' : 's'}`)} in ${num(agg.filesRead)} file${agg.filesRead === 1 ? '' : 's'}` +
-        `${agg.skipped.length > 0 ? style.dim(` (${agg.skipped.length} skipped: format not recognised or unreadable)`) : ''}` +
-        `${agg.protocolErrors.length > 0 ? style.dim(` (${agg.protocolErrors.length} stopped at a protocol error)`) : ''}` +
-        ` · success ${pct(t)} · ${withCost === 0 ? 'cost unknown (no run reports one)' : `cost $${t.costUsd.toFixed(4)} over ${num(withCost)} run${withCost === 1 ? '' : 's'}`}` +
-        `${t.runsWithoutCost > 0 ? ` (${num(t.runsWithoutCost)} without cost${prices === undefined ? '; --prices can estimate it' : ''})` : ''}` +
-        `${t.runsWithEstimatedCost > 0 ? ' · * estimated' : ''}\n\n`,
-    )
-    const rows: Array<[string, GroupTotals]> =
-      by === 'ending'
-        ? endingKinds.filter((k) => agg.byEnding.has(k)).map((k) => [k, agg.byEnding.get(k) as GroupTotals])
-        : [...agg.groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    io.stdout.write(`${groupTable(by, rows, t, style, by === 'ending')}\n`)
-    if (by === 'model') io.stdout.write(style.dim('a run that used several models is counted under each, with that model\'s tokens and cost\n'))
-    io.stdout.write('\n')
-    const slow = topTable('slowest runs', agg.slowest, style)
-    if (slow !== '') io.stdout.write(`${slow}\n`)
-    const dear = topTable('most expensive runs', agg.mostExpensive, style)
-    if (dear !== '') io.stdout.write(`${dear}\n`)
-    for (const p of agg.protocolErrors.slice(0, 5)) io.stderr.write(`run-outcome stats: protocol error: ${p.message}\n`)
-    for (const k of agg.skipped.slice(0, 5)) io.stderr.write(`run-outcome stats: skipped ${k.file}: ${k.why === 'undetected' ? 'format not recognised' : k.why === 'too-large' ? 'a JSON document over 64 MB' : k.why === 'not-json' ? 'not valid JSON' : 'not readable'}\n`)
-    if (agg.skipped.length > 5) io.stderr.write(`run-outcome stats: … and ${agg.skipped.length - 5} more skipped (--json lists up to 100)\n`)
-  }
-  if (agg.filesRead === 0 && code === EXIT.ok) {
-    // nothing could be read: an input error (as for replay), not an empty success
+  if (agg.filesRead === 0) {
+    // nothing could be read: an input error (as for replay), not an empty table
+    reportSkipped(agg, io, pathNote)
     io.stderr.write(
-      files.length === 0
-        ? `run-outcome stats: no log files under ${parsed.positionals.join(', ').slice(0, 200)} (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)\n`
-        : `run-outcome stats: none of the ${files.length} file(s) could be read as a log; name the format with --format if they are one\n`,
+      files.length === 0 && !readStdin
+        ? `run-outcome stats: no log files under ${forTerminal(
+            inputs
+              .map((i) => tilde(i.label, home))
+              .join(', ')
+              .slice(0, 200),
+          )} (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)\n`
+        : `run-outcome stats: none of the ${files.length + (readStdin ? 1 : 0)} file(s) could be read as a log; name the format with --format if they are one\n`,
     )
     return EXIT.usage
   }
+
+  // 3. Report.
+  if (v.json) {
+    io.stdout.write(`${JSON.stringify({ ...agg.toJSON(order), order, priceData: priceDataOf(estimate) })}\n`)
+  } else {
+    const style = makeStyle(colorEnabled(io.stdout, io.env))
+    const width = widthOf(io.stdout, io.env)
+    io.stdout.write(headline(agg, estimate, style, width, timeZone))
+    const rows: Array<Row> = []
+    for (const [key, g] of agg.rows(order)) {
+      rows.push(groupRow(agg, by, key, g, style, home, timeZone))
+      if (v.breakdown === true && by !== 'model') {
+        for (const [m, mg] of agg.modelRows(key))
+          rows.push({
+            key: { text: `  └ ${modelName(m)}`, paint: style.dim },
+            keyShort: { text: `  └ ${modelName(shortModel(m))}`, paint: style.dim },
+            lastActivity: '',
+            g: mg,
+            model: true,
+          })
+      }
+    }
+    io.stdout.write(`${groupTable(by, rows, agg.total, style, width, v.compact === true)}\n`)
+    const notes: Array<string> = []
+    if (by === 'model') notes.push("a run that used several models counts under each, with that model's tokens and cost")
+    if (v.breakdown === true && by !== 'model') notes.push('└ rows: one model inside the group (its runs, tokens and cost)')
+    const all = [agg.total, ...agg.groups.values()]
+    if (all.some((g) => g.runsWithEstimatedCost > 0)) notes.push('~ estimated')
+    if (all.some((g) => g.runsWithoutCost > 0 && g.runsWithoutCost < g.runs)) notes.push('+ more: some runs of the row have no known cost')
+    if (all.some((g) => g.runsWithoutCost === g.runs && g.runs > 0)) notes.push('— unknown')
+    if (notes.length > 0) io.stdout.write(`${style.dim(wrapParts(notes, width))}\n`)
+    io.stdout.write('\n')
+    const slow = topTable('slowest runs', agg.slowest, style, home, width)
+    if (slow !== '') io.stdout.write(`${slow}\n`)
+    const dear = topTable('most expensive runs', agg.mostExpensive, style, home, width)
+    if (dear !== '') io.stdout.write(`${dear}\n`)
+    for (const p of agg.protocolErrors.slice(0, SKIPPED_NAMED)) io.stderr.write(`run-outcome stats: protocol error: ${forTerminal(p.message)}\n`)
+    reportSkipped(agg, io, pathNote)
+  }
   return code
+}
+
+/** A project as the wide tables show it: a path with `~`, a Claude Code folder as named. */
+const projectName = (project: string, home: string): string => tilde(project, home)
+
+/**
+ * A project as the narrow tables show it: a path's last folder; a Claude Code folder without its
+ * `-Users-<name>-` / `-home-<name>-` start (`-Users-me-Dev-app` → `Dev-app`).
+ */
+const shortProject = (project: string, home: string): string => {
+  if (/[\\/]/.test(project)) return basename(project) || tilde(project, home)
+  return project.replace(/^-(?:Users|home)-[^-]+-(?=.)/, '')
+}
+
+/** A session file's name, short: a UUID to its first 8 digits, a Codex rollout to its start time. */
+const shortSession = (name: string): string => {
+  const rollout = /^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2})-\d{2}-[0-9a-f-]{36}$/i.exec(name)
+  if (rollout !== null) return `rollout-${rollout[1] as string}`
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(name)) return name.slice(0, 8)
+  return name
+}
+
+/** A run's file as the top tables name it: `project/file` (the project short), else the path with `~`. */
+const runName = (file: string, project: string | null, home: string): string =>
+  project === null || file === '-' ? forTerminal(tilde(file, home)) : `${forTerminal(shortProject(project, home))}/${forTerminal(basename(file))}`
+
+/** One line of the "reading the usual places" note. */
+const placeLine = (h: LogHome, files: number, home: string): string => {
+  const where =
+    h.tool === 'gemini'
+      ? `${forTerminal(tilde(h.path, home))} (${h.folders.length} chats folder${h.folders.length === 1 ? '' : 's'})`
+      : forTerminal(tilde(h.path, home))
+  return `  ${h.tool.padEnd(11)} ${where}: ${num(files)} file${files === 1 ? '' : 's'}\n`
+}
+
+/** Names the first {@link SKIPPED_NAMED} skipped files on stderr, then counts the rest. */
+const reportSkipped = (agg: StatsAggregate, io: CliIO, pathNote: (prefix: string, p: string, suffix: string) => string): void => {
+  for (const k of agg.skipped.slice(0, SKIPPED_NAMED)) io.stderr.write(pathNote('run-outcome stats: skipped ', k.file, `: ${skipWhy(k.why)}`))
+  if (agg.skippedCount > SKIPPED_NAMED)
+    io.stderr.write(`run-outcome stats: … and ${num(agg.skippedCount - SKIPPED_NAMED)} more skipped (--json lists up to 100)\n`)
+}
+
+/** The key cell of a group row, wide and narrow. */
+const groupRow = (agg: StatsAggregate, by: GroupBy, key: string, g: GroupTotals, style: Style, home: string, timeZone: string): Row => {
+  let text = forTerminal(key)
+  let shortText = text
+  let lastActivity = ''
+  if (by === 'ending' && isEndingKind(key)) {
+    const k: EndingKind = key
+    // the mark and the name in the ending's colour (the plain glyph, so the cell can be measured and cut)
+    const c: Cell = { text: `${makeStyle(false).mark(k)} ${key}`, paint: (t: string) => style.ending(k, t) }
+    return { key: c, keyShort: c, lastActivity, g, model: false }
+  }
+  if (by === 'model') {
+    text = modelName(key)
+    shortText = modelName(shortModel(key))
+  } else if (by === 'session') {
+    const s = agg.sessions.get(key)
+    const project = s?.project ?? null
+    const name = basename(key).replace(/\.(jsonl|ndjson|json|log|txt)(\.gz)?$/i, '')
+    text = `${project === null ? '' : `${forTerminal(projectName(project, home))}/`}${forTerminal(name)}`
+    shortText = `${project === null ? '' : `${forTerminal(shortProject(project, home))}/`}${forTerminal(shortSession(name))}`
+    if (g.lastActivity !== null) lastActivity = localTime(Date.parse(g.lastActivity), timeZone).slice(0, 16).replace('T', ' ')
+  } else if (by === 'project') {
+    text = forTerminal(projectName(key, home))
+    shortText = forTerminal(shortProject(key, home))
+  }
+  return { key: text, keyShort: shortText, lastActivity, g, model: false }
+}
+
+/** The summary lines above the table: runs, success, and cost split into reported, estimated and unknown. */
+const headline = (agg: StatsAggregate, estimate: EstimateSettings, style: Style, width: number | undefined, timeZone: string): string => {
+  const t = agg.total
+  const notes = [
+    ...(agg.skippedCount > 0 ? [`${num(agg.skippedCount)} skipped`] : []),
+    ...(agg.protocolErrors.length > 0 ? [`${agg.protocolErrors.length} stopped at a protocol error`] : []),
+  ]
+  const first: Array<string> = [
+    `${style.bold(`${num(t.runs)} run${t.runs === 1 ? '' : 's'}`)} in ${num(agg.filesRead)} file${agg.filesRead === 1 ? '' : 's'}${notes.length > 0 ? style.dim(` (${notes.join('; ')})`) : ''}`,
+  ]
+  first.push(`success ${pct(t)}`)
+  const cost: Array<string> = []
+  const reportedRuns = t.runs - t.runsWithoutCost - t.runsWithEstimatedCost
+  const unknown = t.runsWithoutCost
+  const runsText = (n: number): string => `${num(n)} run${n === 1 ? '' : 's'}`
+  const known: Array<string> = []
+  if (reportedRuns > 0) known.push(`${usdText(t.reportedUsd)} reported (${runsText(reportedRuns)})`)
+  if (t.runsWithEstimatedCost > 0) known.push(`~${usdText(t.estimatedUsd)} estimated (${runsText(t.runsWithEstimatedCost)})`)
+  if (known.length === 2) cost.push(`cost ${known[0] as string}`, `+ ${known[1] as string}`, `= ~${usdText(t.costUsd)}`)
+  else if (known.length === 1) cost.push(`cost ${known[0] as string}`)
+  // a sum is never shown as the whole when some run's cost is unknown
+  const costLine = wrapParts(cost, width, '  ', ' ')
+  const unknownPart =
+    unknown === 0
+      ? []
+      : [
+          known.length > 0
+            ? `${runsText(unknown)} of unknown cost, not in it${estimate.enabled ? '' : ' (--no-estimate)'}`
+            : `cost unknown for ${runsText(unknown)}${estimate.enabled ? '' : ' (--no-estimate)'}`,
+        ]
+  const lines = [wrapParts(first, width), wrapParts(costLine === '' ? unknownPart : [costLine, ...unknownPart], width, '  ')]
+  if (agg.unknownCost.size > 0) {
+    const byModel = [...agg.unknownCost.entries()].sort(([, a], [, b]) => b - a)
+    const shown = byModel
+      .slice(0, 6)
+      .map(([m, n]) =>
+        m === NO_USAGE
+          ? `${num(n)} recorded no usage`
+          : m === NO_MODEL
+            ? `${num(n)} named no model`
+            : `${num(n)} used ${forTerminal(m)}${estimate.enabled ? ' (no price)' : ''}`,
+      )
+    if (byModel.length > 6) shown.push(`${byModel.length - 6} more models`)
+    lines.push(style.dim(wrapParts([`unknown cost: ${shown[0] as string}`, ...shown.slice(1)], width, '  ')))
+  }
+  const o = agg.bounds
+  if (o.since !== undefined || o.until !== undefined) {
+    const range = `${o.since !== undefined ? `from ${forTerminal(o.since.text)} ` : ''}${o.until !== undefined ? `until ${forTerminal(o.until.text)} ` : ''}(${timeZone})`
+    const left = agg.excluded.outsideRange + agg.excluded.withoutTime
+    lines.push(
+      style.dim(
+        wrapParts(
+          [
+            range,
+            `${num(left)} run${left === 1 ? '' : 's'} left out${agg.excluded.withoutTime > 0 ? ` (${num(agg.excluded.withoutTime)} without a time)` : ''}`,
+          ],
+          width,
+        ),
+      ),
+    )
+  } else if (agg.by === 'day' || agg.by === 'week' || agg.by === 'month') lines.push(style.dim(`days in ${timeZone}`))
+  if (t.runsWithEstimatedCost > 0) {
+    lines.push(
+      style.dim(
+        wrapParts(
+          [
+            `~ priced per request from ${PRICE_PACKAGE} ${PRICE_DATA_VERSION}${estimate.tableFile !== undefined ? ` and ${forTerminal(estimate.tableFile)}` : ''}`,
+          ],
+          width,
+        ),
+      ),
+    )
+  }
+  return `${lines.join('\n')}\n\n`
 }

@@ -1,10 +1,11 @@
 /**
  * Terminal styling with Node's own `util.styleText`: colours only when the stream is a TTY and `NO_COLOR` is
- * not set (https://no-color.org), or when `FORCE_COLOR` is set.
+ * not set (https://no-color.org), or when `FORCE_COLOR` is set; `--color` / `--no-color` override both.
  * @module
  */
 import { styleText } from 'node:util'
 import type { EndingKind } from '../core/RunEnding.js'
+import { colorChoice } from './args.js'
 import type { CliIO, TextSink } from './io.js'
 
 type Format = Parameters<typeof styleText>[0]
@@ -19,8 +20,14 @@ export interface Style {
   readonly mark: (kind: EndingKind) => string
 }
 
-/** `true` when colour should be used on `sink`. @since 0.1.0 */
-export const colorEnabled = (sink: TextSink, env: CliIO['env']): boolean => {
+/**
+ * `true` when colour should be used on `sink`: the command's `--color` / `--no-color` first (recorded by
+ * `parseCommand` for `io.stdout` and `io.stderr`, or passed as `choice`), then `NO_COLOR` (off), `FORCE_COLOR`
+ * (on unless `0`), then whether the sink is a terminal (and `TERM` is not `dumb`).
+ * @since 0.1.0
+ */
+export const colorEnabled = (sink: TextSink, env: CliIO['env'], choice: boolean | undefined = colorChoice(sink)): boolean => {
+  if (choice !== undefined) return choice
   if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return false
   if (env['FORCE_COLOR'] !== undefined && env['FORCE_COLOR'] !== '0') return true
   return sink.isTTY === true && env['TERM'] !== 'dumb'

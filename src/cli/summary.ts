@@ -6,6 +6,7 @@
 import type { RunEnding } from '../core/RunEnding.js'
 import type { RunResult } from '../core/RunResult.js'
 import { forTerminal } from './sanitize.js'
+import { cut, textWidth } from './stats/table.js'
 import { makeStyle, type Style } from './style.js'
 
 /** Thousands-separated integer. @since 0.1.0 */
@@ -45,10 +46,57 @@ export const describeEnding = (e: RunEnding): string => {
   }
 }
 
-/** `$0.0123`, `cost unknown (3 unpriced)`, or `$0.0123 (est.)`. @since 0.1.0 */
+/**
+ * A USD amount: two decimals from $1 up (`$9.97`), four below (`$0.0456`), so small runs do not read as $0.00.
+ * @example usdText(9.9713) // => '$9.97'
+ * @since 0.2.0
+ */
+export const usdText = (x: number): string => `$${Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(4)}`
+
+/**
+ * `$0.0123` (reported), `~$0.0123 (estimated)`, or `unknown (3 unpriced responses)`: an estimate keeps its `~`
+ * wherever a cost is printed.
+ * @since 0.1.0
+ */
 export const costText = (r: RunResult): string => {
-  if (r.cost.totalUsd === null) return r.cost.missing > 0 ? `unknown (${r.cost.missing} unpriced response${r.cost.missing === 1 ? '' : 's'})` : 'unknown'
-  return `$${r.cost.totalUsd.toFixed(4)}${r.cost.estimated ? ' (estimated)' : ''}`
+  if (r.cost.totalUsd === null) {
+    const models = Object.keys(r.usage.byModel)
+    if (models.length === 1 && models[0] === 'unknown' && r.cost.missing > 0) return 'unknown (the log names no model to price)'
+    return r.cost.missing > 0 ? `unknown (${r.cost.missing} unpriced response${r.cost.missing === 1 ? '' : 's'})` : 'unknown'
+  }
+  return r.cost.estimated ? `~$${r.cost.totalUsd.toFixed(4)} (estimated)` : `$${r.cost.totalUsd.toFixed(4)}`
+}
+
+/** `$0.0456`, `~$0.0932` (estimated) or `—` (unknown): a run's cost in a column. @since 0.2.0 */
+export const shortCost = (r: RunResult): string => (r.cost.totalUsd === null ? '—' : `${r.cost.estimated ? '~' : ''}${usdText(r.cost.totalUsd)}`)
+
+/** A source's terminal words that claim success (`success`, `completed`, `end_turn`, `stop`, …). */
+const SUCCESS_WORDS =
+  /^(success|succeeded|completed?|complete|end_turn|stop|done|finished|ok|turn\.completed|task_complete|turn_complete|response\.completed)$/i
+
+/**
+ * What the log's own terminal word says, as the `recorded as` row shows it: the word as written; when it claims
+ * success but the run did not answer, the word and why it is not believed (SPEC §2 rule 4: an error flag, a
+ * later error record or a stop outweighs the word).
+ * @example recordedAs({ kind: 'failed', reason: 'provider_error' }, 'success') // => '“success”, not believed: the log also records an error (provider_error)'
+ * @since 0.2.0
+ */
+export const recordedAs = (e: RunEnding, finishReason: string): string => {
+  const word = oneLine(finishReason, 40)
+  if (e.kind === 'answered' || e.kind === 'cut_off' || !SUCCESS_WORDS.test(finishReason.trim())) return word
+  const because =
+    e.kind === 'failed'
+      ? `the log also records an error (${oneLine(e.reason, 30)})`
+      : e.kind === 'stopped'
+        ? `the run was stopped by ${oneLine(e.by, 20)}`
+        : e.kind === 'blocked'
+          ? 'a guardrail blocked the run'
+          : e.kind === 'limit'
+            ? `the run hit a limit (${oneLine(e.reason, 30)})`
+            : e.kind === 'suspended'
+              ? 'the run waits on an answer'
+              : 'the run has no terminal record after its last activity'
+  return `“${word}”, not believed: ${because}`
 }
 
 /** `12.3 s`, `2 min 5 s`, or `—`. @since 0.1.0 */
@@ -75,7 +123,7 @@ export const figures = (r: RunResult): string =>
     `${num(r.turns)} turn${r.turns === 1 ? '' : 's'}`,
     `${num(r.toolCalls)} tool call${r.toolCalls === 1 ? '' : 's'}`,
     `${num(r.usage.inputTokens + r.usage.cacheReadTokens + r.usage.cacheWriteTokens)} in / ${num(r.usage.outputTokens)} out tokens`,
-    r.cost.totalUsd === null ? 'cost unknown' : `$${r.cost.totalUsd.toFixed(4)}`,
+    r.cost.totalUsd === null ? 'cost unknown' : `${r.cost.estimated ? '~' : ''}$${r.cost.totalUsd.toFixed(4)}`,
   ].join(' · ')
 
 /**
@@ -84,13 +132,14 @@ export const figures = (r: RunResult): string =>
  */
 export const formatRun = (r: RunResult, label: string, style: Style = makeStyle(false)): string => {
   const k = r.ending.kind
-  const header = `${style.mark(k)} ${style.ending(k, style.bold(describeEnding(r.ending)))}${r.inferred ? style.dim(' (inferred)') : ''}  ${style.dim(`${label} · ${r.format}`)}`
+  const header = `${style.mark(k)} ${style.ending(k, style.bold(describeEnding(r.ending)))}${r.inferred ? style.dim(' (inferred)') : ''}  ${style.dim(`${forTerminal(label)} · ${forTerminal(r.format)}`)}`
   const rows: Array<[string, string]> = []
   // the source's own terminal word, as written (it can say "success" next to an error flag: SPEC §2 rule 4)
-  if (r.finishReason !== null) rows.push(['recorded as', style.dim(oneLine(r.finishReason, 60))])
+  if (r.finishReason !== null) rows.push(['recorded as', style.dim(recordedAs(r.ending, r.finishReason))])
   if (r.response !== null && r.response !== '') rows.push(['response', `“${oneLine(r.response, 120)}”`])
   if (r.ending.kind === 'suspended') {
-    for (const p of r.ending.pending.slice(0, 3)) rows.push(['pending', `${oneLine(p.kind, 20)} ${p.toolName !== undefined ? oneLine(p.toolName, 40) : ''} ${style.dim(oneLine(p.id, 40))}`.trim()])
+    for (const p of r.ending.pending.slice(0, 3))
+      rows.push(['pending', `${oneLine(p.kind, 20)} ${p.toolName !== undefined ? oneLine(p.toolName, 40) : ''} ${style.dim(oneLine(p.id, 40))}`.trim()])
   }
   const activity = [`${num(r.turns)} turn${r.turns === 1 ? '' : 's'}`, `${num(r.toolCalls)} tool call${r.toolCalls === 1 ? '' : 's'}`]
   if (r.children.length > 0) activity.push(`${r.children.length} subagent${r.children.length === 1 ? '' : 's'}`)
@@ -100,10 +149,41 @@ export const formatRun = (r: RunResult, label: string, style: Style = makeStyle(
   rows.push(['cost', costText(r)])
   rows.push(['duration', durationText(r.durationMs)])
   const diag = r.diagnostics.length + r.diagnosticsDropped
-  if (diag > 0) rows.push(['diagnostics', `${diag}${r.diagnostics[0] !== undefined ? style.dim(` (first: ${r.diagnostics[0].line !== undefined ? `line ${r.diagnostics[0].line}: ` : ''}${oneLine(r.diagnostics[0].message, 80)})`) : ''}`])
+  if (diag > 0)
+    rows.push([
+      'diagnostics',
+      `${diag}${r.diagnostics[0] !== undefined ? style.dim(` (first: ${r.diagnostics[0].line !== undefined ? `line ${r.diagnostics[0].line}: ` : ''}${oneLine(r.diagnostics[0].message, 80)})`) : ''}`,
+    ])
   const width = Math.max(...rows.map(([key]) => key.length))
   return `${header}\n${rows.map(([key, v]) => `  ${style.dim(key.padEnd(width))}  ${v}`).join('\n')}\n`
 }
 
 /** The uncoloured summary (kept for callers that want plain text). @since 0.1.0 */
 export const plainSummary = (r: RunResult, label: string): string => formatRun(r, label)
+
+/**
+ * One line per run for `replay --brief`: mark and ending kind, total tokens (every bucket: input, cache read,
+ * cache write, output), cost (`~` estimated, `—` unknown), duration, then the run's label (`file #n`): when
+ * `width` (terminal columns) is given and the label does not fit, the file's name without its folders, cut from the
+ * middle, so the line never wraps.
+ * @example briefLine(run, 'examples/claude-code/claude.jsonl #1') // => '✔ answered        75,517 tok   $0.0456      16.8 s  examples/claude-code/claude.jsonl #1'
+ * @since 0.2.0
+ */
+export const briefLine = (r: RunResult, label: string, style: Style = makeStyle(false), width?: number): string => {
+  const k = r.ending.kind
+  const u = r.usage
+  const tokens = `${num(u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens).padStart(11)} tok`
+  const fixed = `${k.padEnd(10)}  ${tokens}  ${shortCost(r).padStart(9)}  ${durationText(r.durationMs).padStart(11)}  `
+  const text = forTerminal(label)
+  // the mark is one column wide except ⛔ (blocked), which a terminal draws in two
+  const markWidth = k === 'blocked' ? 2 : 1
+  const room = width === undefined ? undefined : width - markWidth - 1 - fixed.length
+  // too long: the file's name without its folders first, then cut from the middle
+  const base = text.slice(Math.max(text.lastIndexOf('/'), text.lastIndexOf('\\')) + 1)
+  const shown = room === undefined || textWidth(text) <= room ? text : room < 8 ? '' : cut(base, room, 'middle')
+  const line =
+    shown === ''
+      ? `${style.mark(k)} ${style.ending(k, k.padEnd(10))}${fixed.slice(10).trimEnd()}`
+      : `${style.mark(k)} ${style.ending(k, k.padEnd(10))}${fixed.slice(10)}${style.dim(shown)}`
+  return `${line}\n`
+}

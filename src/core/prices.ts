@@ -10,13 +10,11 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import type { Cost, ModelUsage, RunResult } from './RunResult.js'
+import type { CostEstimator } from './fold.js'
+import type { Cost, ModelUsage, RunResult, UsageBuckets } from './RunResult.js'
 
 /** One model's prices in USD per million tokens. @since 0.1.0 */
-export const ModelPrice = t.intersection([
-  t.type({ input: t.number, output: t.number }),
-  t.partial({ cachedInput: t.number, cacheWrite: t.number }),
-])
+export const ModelPrice = t.intersection([t.type({ input: t.number, output: t.number }), t.partial({ cachedInput: t.number, cacheWrite: t.number })])
 /** @since 0.1.0 */
 export type ModelPrice = t.TypeOf<typeof ModelPrice>
 
@@ -58,11 +56,28 @@ export const priceOf = (table: PriceTable, model: string): ModelPrice | undefine
   return best
 }
 
-const costOf = (u: ModelUsage, p: ModelPrice): number =>
+const costOf = (u: UsageBuckets, p: ModelPrice): number =>
   (u.inputTokens * p.input + u.cacheReadTokens * (p.cachedInput ?? p.input) + u.cacheWriteTokens * (p.cacheWrite ?? p.input) + u.outputTokens * p.output) / 1e6
 
 /**
- * A copy of `result` whose missing costs are estimated from `table`, model by model: a model whose cost is
+ * A per-request {@link CostEstimator} (for `PipelineOptions.estimate` / `ReplayOptions.estimate`) from a price
+ * table: USD of one request at the model's prices (`input` × uncached input + `cachedInput` × cache reads +
+ * `cacheWrite` × cache writes + `output` × output, per million tokens), or `undefined` for a model the table does
+ * not list (its cost stays unknown). A table has no tiers, so per request and per run give the same figure.
+ * @example priceTableEstimator({ 'gpt-5*': { input: 1.25, cachedInput: 0.125, output: 10 } })('gpt-5-codex', { inputTokens: 1e6, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }) // => 1.25
+ * @since 0.2.0
+ */
+export const priceTableEstimator =
+  (table: PriceTable): CostEstimator =>
+  (model, usage) => {
+    const p = priceOf(table, model)
+    return p === undefined ? undefined : costOf(usage, p)
+  }
+
+/**
+ * A copy of `result` whose missing costs are estimated from `table`, model by model, from the run's totals (the
+ * CLI instead prices each request as it is read, through {@link priceTableEstimator}, so tiered prices apply
+ * per request): a model whose cost is
  * unknown and that has a price gets an estimated `costUsd`; a model without a price keeps `null`, and then the
  * run's `totalUsd` stays `null` (a partial sum would look complete, bug kind K12). Unchanged when the cost is
  * already complete or the run has no usage. `cost.estimated` is set when any figure was estimated.
@@ -89,13 +104,19 @@ export const estimateCost = (result: RunResult, table: PriceTable): RunResult =>
       continue
     }
     const c = costOf(u, p)
+    // a figure that is not a finite USD amount up to 2^53−1 (a 1e308 price gives Infinity) is no estimate
+    if (!(Number.isFinite(c) && c >= 0 && c <= Number.MAX_SAFE_INTEGER)) {
+      unpriced++
+      byModel.push([model, u])
+      continue
+    }
     total += c
     estimated = true
     byModel.push([model, { ...u, costUsd: Math.round(c * 1e12) / 1e12 }])
   }
   if (!estimated) return result
   const cost: Cost =
-    unpriced === 0
+    unpriced === 0 && total <= Number.MAX_SAFE_INTEGER
       ? { totalUsd: Math.round(total * 1e12) / 1e12, complete: true, missing: 0, estimated: true }
       : { totalUsd: null, complete: false, missing: unpriced, estimated: true }
   return { ...result, usage: { ...result.usage, byModel: Object.fromEntries(byModel) }, cost }

@@ -6,7 +6,22 @@ import { describe, expect, it } from 'vitest'
 import { runCli, spawnCli } from '../support/cli.js'
 
 const fx = (d: string) => new URL(`../fixtures/${d}`, import.meta.url).pathname
-const singleRun = ['claude-code-stream-json', 'codex-exec-json', 'gemini-stream-json'].map(fx)
+// the single-run corpus captures (EXPECTED.md), by name: other fixtures in these folders are synthetic cases
+const corpus: Record<string, ReadonlyArray<string>> = {
+  'claude-code-stream-json': ['claude-error.jsonl', 'claude.jsonl', 'custom_agent_output.jsonl', 'stream.jsonl', 'task_tool_output.jsonl'],
+  'codex-exec-json': [
+    'codex-error.jsonl',
+    'codex.jsonl',
+    'stream-output-1.jsonl',
+    'stream-output-2.jsonl',
+    'stream-output-3.jsonl',
+    'stream-output-4.jsonl',
+    'stream-output-5.jsonl',
+    'stream-output-multi-1.jsonl',
+  ],
+  'gemini-stream-json': ['gemini-error.jsonl', 'gemini.jsonl'],
+}
+const singleRun = Object.entries(corpus).flatMap(([dir, files]) => files.map((f) => fx(`${dir}/${f}`)))
 
 describe('run-outcome stats', () => {
   it('counts the single-run corpus logs per ending as EXPECTED.md says (11 answered, 3 failed, 1 unfinished)', async () => {
@@ -15,11 +30,19 @@ describe('run-outcome stats', () => {
     const s = JSON.parse(r.stdout)
     expect(s.runs).toBe(15)
     expect(s.filesRead).toBe(15)
-    expect(Object.fromEntries(Object.entries(s.byEnding).map(([k, v]) => [k, (v as { runs: number }).runs]))).toStrictEqual({ answered: 11, failed: 3, unfinished: 1 })
+    expect(Object.fromEntries(Object.entries(s.byEnding).map(([k, v]) => [k, (v as { runs: number }).runs]))).toStrictEqual({
+      answered: 11,
+      failed: 3,
+      unfinished: 1,
+    })
     expect(s.successes).toBe(11)
     expect(s.successRate).toBe(0.7333)
-    // Claude Code reports cost for its 5 runs; Codex (8 runs) and Gemini (2 runs) never report one
-    expect(s.cost.runsWithoutCost).toBe(10)
+    // Claude Code reports cost for its 5 runs; Codex exec logs (8 runs) name no model, so they cannot be priced;
+    // of Gemini's 2 runs, gemini.jsonl is estimated from the bundled prices, gemini-error.jsonl used no tokens
+    expect(s.cost.runsWithoutCost).toBe(9)
+    expect(s.cost.runsWithEstimatedCost).toBe(1)
+    // by reason: 6 codex exec runs with usage but no model name; 2 codex and 1 gemini run that used no tokens
+    expect(s.unknownCost).toStrictEqual({ byModel: { unknown: 6, '(no usage)': 3 } })
   })
 
   it('the same through worker threads (spawned CLI) gives the same document', async () => {
@@ -33,9 +56,21 @@ describe('run-outcome stats', () => {
 
   it('over every corpus copy, its run count equals the number of replay --json lines', async () => {
     const all = new URL('../fixtures', import.meta.url).pathname
-    const dirs = ['claude-code-stream-json', 'claude-code-transcript', 'codex-exec-json', 'codex-rollout', 'gemini-stream-json', 'gemini-session', 'ai-sdk-ui-message-stream', 'openai-agents-runstate'].map(fx)
+    const dirs = [
+      'claude-code-stream-json',
+      'claude-code-transcript',
+      'codex-exec-json',
+      'codex-rollout',
+      'gemini-stream-json',
+      'gemini-session',
+      'ai-sdk-ui-message-stream',
+      'openai-agents-runstate',
+    ].map(fx)
     const replay = await runCli(['replay', '--json', ...dirs])
-    const lines = replay.stdout.trim().split('\n').filter((l) => l !== '')
+    const lines = replay.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '')
     const stats = JSON.parse((await runCli(['stats', '--json', ...dirs])).stdout)
     expect(stats.runs).toBe(lines.length)
     expect(lines.length).toBeGreaterThan(40)
@@ -50,12 +85,25 @@ describe('run-outcome stats', () => {
     const r = await runCli(['stats', '--json', '--prices', prices, join(fx('codex-exec-json'), 'stream-output-2.jsonl')])
     const s = JSON.parse(r.stdout)
     // 1048 × $1 + 4992 × $0.10 + 129 × $10, per million tokens
-    expect(s.cost).toStrictEqual({ totalUsd: 0.002837, runsWithoutCost: 0, runsWithEstimatedCost: 1, estimated: true })
+    expect(s.cost).toStrictEqual({
+      totalUsd: 0.002837,
+      reportedUsd: 0,
+      estimatedUsd: 0.002837,
+      complete: true,
+      runsWithoutCost: 0,
+      runsWithEstimatedCost: 1,
+      estimated: true,
+    })
+    expect(s.priceData).toStrictEqual({ source: '@pydantic/genai-prices', version: '0.1.8', file: prices })
   })
 
   it('--by format groups the runs', async () => {
     const s = JSON.parse((await runCli(['stats', '--json', '--by', 'format', ...singleRun])).stdout)
-    expect(Object.fromEntries(Object.entries(s.groups).map(([k, v]) => [k, (v as { runs: number }).runs]))).toStrictEqual({ 'claude-code': 5, codex: 8, gemini: 2 })
+    expect(Object.fromEntries(Object.entries(s.groups).map(([k, v]) => [k, (v as { runs: number }).runs]))).toStrictEqual({
+      'claude-code': 5,
+      codex: 8,
+      gemini: 2,
+    })
   })
 
   it('a table without --json; exit 2 for a missing path', async () => {
@@ -79,7 +127,12 @@ describe('run-outcome stats', () => {
     const json = JSON.parse((await runCli(['stats', '--json', claude])).stdout)
     expect(json.tokens.cacheWriteTokens).toBe(5252)
     // columns: total, runs, success, input, cache read, cache write, output, cost, no cost
-    expect(total?.split('│').map((c) => c.trim()).filter((c) => c !== '')[5]).toBe('5,252')
+    expect(
+      total
+        ?.split('│')
+        .map((c) => c.trim())
+        .filter((c) => c !== '')[5],
+    ).toBe('5,252')
   })
 
   it('nothing to read is exit 2, and unknown cost is null, not $0, when there is no run', async () => {
@@ -87,7 +140,12 @@ describe('run-outcome stats', () => {
     const r = await runCli(['stats', '--json', empty])
     expect(r.code).toBe(2)
     expect(r.stderr).toContain(`run-outcome stats: no log files under ${empty}`)
-    expect(JSON.parse(r.stdout).cost.totalUsd).toBeNull()
+    // an input error prints only the error: no document, no empty table
+    expect(r.stdout).toBe('')
+    // no run (all left out by --since): the cost is unknown (null), never $0
+    const none = JSON.parse((await runCli(['stats', '--json', '--since', '2099-01-01', fx('codex-exec-json')])).stdout)
+    expect(none.runs).toBe(0)
+    expect(none.cost.totalUsd).toBeNull()
     writeFileSync(join(empty, 'notes.txt'), 'prose\n')
     const p = await runCli(['stats', empty])
     expect(p.code).toBe(2)

@@ -1,15 +1,24 @@
 /**
- * Streaming aggregation for `stats`: groups of runs (by ending, format, model or day), totals, and the
- * slowest and most expensive runs, in memory that does not grow with the number of runs.
+ * Streaming aggregation for `stats`: groups of runs (by ending, format, model, day, week, month, session or
+ * project; optionally with per-model rows inside each group), totals, the models whose cost is unknown, and the
+ * slowest and most expensive runs, in memory that grows with the number of groups, not of runs.
+ *
+ * Time: a run counts at its start (its end when the start is unknown), in the aggregate's IANA time zone, for
+ * `day` / `week` (ISO weeks, named by their Monday) / `month` and for the `since` / `until` bounds. A run without
+ * any time is left out when a bound is set (and counted in `excluded`), else grouped under `(no time)`.
  * @module
  */
 import { endingKinds, type EndingKind } from '../../core/RunEnding.js'
-import type { FileOutcome, RunRecord } from './records.js'
+import type { FileOutcome, ModelRecord, RunRecord, SkipReason } from './records.js'
+import { afterBound, beforeBound, localTime, weekStart, type TimeBound } from './time.js'
 
 /** What `--by` groups by. @since 0.1.0 */
-export type GroupBy = 'ending' | 'format' | 'model' | 'day'
+export type GroupBy = 'ending' | 'format' | 'model' | 'day' | 'week' | 'month' | 'session' | 'project'
 
-/** Totals of a group of runs. @since 0.1.0 */
+/** Every `--by` key, in the order `--help` lists them. @since 0.2.0 */
+export const GROUP_KEYS: ReadonlyArray<GroupBy> = ['ending', 'format', 'model', 'day', 'week', 'month', 'session', 'project']
+
+/** Totals of a group of runs (tokens; USD). @since 0.1.0 */
 export interface GroupTotals {
   runs: number
   successes: number
@@ -18,13 +27,20 @@ export interface GroupTotals {
   cacheWriteTokens: number
   outputTokens: number
   reasoningTokens: number
-  /** USD over the runs that have a cost. */
+  /** USD over the runs that have a cost (reported + estimated). */
   costUsd: number
+  /** USD of the runs whose cost the logs report. */
+  reportedUsd: number
+  /** USD of the runs whose cost is (partly) estimated. */
+  estimatedUsd: number
   runsWithoutCost: number
   runsWithEstimatedCost: number
   durationMs: number
   toolCalls: number
   turns: number
+  /** ISO-8601 times of the earliest start and latest end in the group, or `null`. */
+  firstActivity: string | null
+  lastActivity: string | null
 }
 
 const emptyTotals = (): GroupTotals => ({
@@ -36,11 +52,15 @@ const emptyTotals = (): GroupTotals => ({
   outputTokens: 0,
   reasoningTokens: 0,
   costUsd: 0,
+  reportedUsd: 0,
+  estimatedUsd: 0,
   runsWithoutCost: 0,
   runsWithEstimatedCost: 0,
   durationMs: 0,
   toolCalls: 0,
   turns: 0,
+  firstActivity: null,
+  lastActivity: null,
 })
 
 /** A run in a top list. @since 0.1.0 */
@@ -51,7 +71,29 @@ export interface RunRef {
   readonly detail: string
   readonly durationMs: number | null
   readonly costUsd: number | null
+  /** The cost is (partly) an estimate. */
+  readonly estimated: boolean
+  /** The run's project (see `RunRecord.project`). */
+  readonly project: string | null
 }
+
+/** How a `stats` aggregate groups and filters. @since 0.2.0 */
+export interface AggregateOptions {
+  readonly by: GroupBy
+  /** Per-model rows inside each group. */
+  readonly breakdown?: boolean
+  /** IANA time zone for days, weeks, months and local-time bounds (default `UTC`). */
+  readonly timeZone?: string
+  readonly since?: TimeBound
+  readonly until?: TimeBound
+}
+
+/** A group's name for a run without a time. @since 0.2.0 */
+export const NO_TIME = '(no time)'
+/** The model name the fold gives usage without a model. @since 0.2.0 */
+export const NO_MODEL = 'unknown'
+/** The `unknownCost` entry of runs whose cost is unknown because they recorded no usage (nothing to price). @since 0.2.0 */
+export const NO_USAGE = '(no usage)'
 
 const TOP = 5
 
@@ -63,19 +105,52 @@ const addTop = (list: Array<RunRef>, r: RunRef, key: (x: RunRef) => number): voi
   if (list.length > TOP) list.pop()
 }
 
+const minIso = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : Date.parse(b) < Date.parse(a) ? b : a)
+const maxIso = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : Date.parse(b) > Date.parse(a) ? b : a)
+
+/** What a session group shows beside its totals. @since 0.2.0 */
+export interface SessionInfo {
+  readonly file: string
+  readonly project: string | null
+  readonly sessionId: string | null
+}
+
 /** The running aggregate of a `stats` job. @since 0.1.0 */
 export class StatsAggregate {
   readonly total = emptyTotals()
   readonly byEnding = new Map<EndingKind, GroupTotals>()
   readonly groups = new Map<string, GroupTotals>()
+  /** Per group, per model (with `breakdown`). */
+  readonly breakdown = new Map<string, Map<string, GroupTotals>>()
+  /** Session groups: where each comes from. */
+  readonly sessions = new Map<string, SessionInfo>()
+  /** Runs whose cost is unknown, by the model whose requests had no price (`unknown`: no model name; {@link NO_USAGE}: nothing to price). */
+  readonly unknownCost = new Map<string, number>()
   readonly slowest: Array<RunRef> = []
   readonly mostExpensive: Array<RunRef> = []
   files = 0
   filesRead = 0
-  readonly skipped: Array<{ file: string; why: string }> = []
+  /** Runs outside `since` / `until`, and runs without a time while a bound is set. */
+  readonly excluded = { outsideRange: 0, withoutTime: 0 }
+  readonly skipped: Array<{ file: string; why: SkipReason | 'unreadable-folder' }> = []
+  skippedCount = 0
   readonly protocolErrors: Array<{ file: string; message: string }> = []
+  readonly by: GroupBy
+  readonly timeZone: string
 
-  constructor(readonly by: GroupBy) {}
+  private readonly opts: AggregateOptions
+
+  /** `by` alone (the 0.1 form) or the full options. */
+  constructor(options: AggregateOptions | GroupBy) {
+    this.opts = typeof options === 'string' ? { by: options } : options
+    this.by = this.opts.by
+    this.timeZone = this.opts.timeZone ?? 'UTC'
+  }
+
+  /** The `since` / `until` bounds, when set. */
+  get bounds(): { readonly since?: TimeBound; readonly until?: TimeBound } {
+    return { ...(this.opts.since !== undefined ? { since: this.opts.since } : {}), ...(this.opts.until !== undefined ? { until: this.opts.until } : {}) }
+  }
 
   private static add(g: GroupTotals, r: RunRecord): void {
     g.runs++
@@ -88,14 +163,33 @@ export class StatsAggregate {
     if (r.costUsd === null) g.runsWithoutCost++
     else {
       g.costUsd += r.costUsd
-      if (r.estimated) g.runsWithEstimatedCost++
+      if (r.estimated) {
+        g.runsWithEstimatedCost++
+        g.estimatedUsd += r.costUsd
+      } else g.reportedUsd += r.costUsd
     }
     if (r.durationMs !== null) g.durationMs += r.durationMs
     g.toolCalls += r.toolCalls
     g.turns += r.turns
+    g.firstActivity = minIso(g.firstActivity, r.startedAt ?? r.endedAt)
+    g.lastActivity = maxIso(g.lastActivity, r.endedAt ?? r.startedAt)
   }
 
-  private group(map: Map<string, GroupTotals>, key: string): GroupTotals {
+  /** The run as one model's share of it: that model's tokens and cost. */
+  private static share(r: RunRecord, m: ModelRecord): RunRecord {
+    return {
+      ...r,
+      inputTokens: m.inputTokens,
+      cacheReadTokens: m.cacheReadTokens,
+      cacheWriteTokens: m.cacheWriteTokens,
+      outputTokens: m.outputTokens,
+      reasoningTokens: m.reasoningTokens,
+      costUsd: m.costUsd,
+      estimated: r.estimated && m.costUsd !== null,
+    }
+  }
+
+  private static group(map: Map<string, GroupTotals>, key: string): GroupTotals {
     let g = map.get(key)
     if (g === undefined) {
       g = emptyTotals()
@@ -104,51 +198,157 @@ export class StatsAggregate {
     return g
   }
 
-  /** Adds one run. */
-  addRun(r: RunRecord): void {
-    StatsAggregate.add(this.total, r)
-    let e = this.byEnding.get(r.kind)
-    if (e === undefined) {
-      e = emptyTotals()
-      this.byEnding.set(r.kind, e)
+  private addTo(key: string, r: RunRecord): void {
+    StatsAggregate.add(StatsAggregate.group(this.groups, key), r)
+    if (this.opts.breakdown !== true) return
+    let per = this.breakdown.get(key)
+    if (per === undefined) {
+      per = new Map()
+      this.breakdown.set(key, per)
     }
-    StatsAggregate.add(e, r)
-    if (this.by === 'format') StatsAggregate.add(this.group(this.groups, r.format), r)
-    else if (this.by === 'day') StatsAggregate.add(this.group(this.groups, r.day ?? 'unknown'), r)
-    else if (this.by === 'model') {
-      if (r.models.length === 0) StatsAggregate.add(this.group(this.groups, '(no model)'), r)
-      for (const m of r.models) {
-        // a run counts once under each model it used, with that model's tokens and cost
-        StatsAggregate.add(this.group(this.groups, m.model), {
-          ...r,
-          inputTokens: m.inputTokens,
-          cacheReadTokens: m.cacheReadTokens,
-          cacheWriteTokens: m.cacheWriteTokens,
-          outputTokens: m.outputTokens,
-          reasoningTokens: 0,
-          costUsd: m.costUsd,
-        })
+    for (const m of r.models) StatsAggregate.add(StatsAggregate.group(per, m.model), StatsAggregate.share(r, m))
+  }
+
+  /** The local time of a run in the aggregate's zone, or `null` when the run has no time. */
+  private localOf(r: RunRecord): { ms: number; local: string } | null {
+    const iso = r.startedAt ?? r.endedAt
+    if (iso === null) return null
+    const ms = Date.parse(iso)
+    if (!Number.isFinite(ms)) return null
+    return { ms, local: localTime(ms, this.timeZone) }
+  }
+
+  /** Adds one run (left out when outside `since` / `until`). */
+  addRun(r: RunRecord): void {
+    const o = this.opts
+    const bounded = o.since !== undefined || o.until !== undefined
+    const needTime = bounded || this.by === 'day' || this.by === 'week' || this.by === 'month'
+    const at = needTime ? this.localOf(r) : null
+    if (bounded) {
+      if (at === null) {
+        this.excluded.withoutTime++
+        return
+      }
+      if ((o.since !== undefined && !afterBound(o.since, at.ms, at.local)) || (o.until !== undefined && !beforeBound(o.until, at.ms, at.local))) {
+        this.excluded.outsideRange++
+        return
       }
     }
-    const ref: RunRef = { file: r.file, index: r.index, kind: r.kind, detail: r.detail, durationMs: r.durationMs, costUsd: r.costUsd }
+    StatsAggregate.add(this.total, r)
+    StatsAggregate.add(StatsAggregate.group(this.byEnding as Map<string, GroupTotals>, r.kind), r)
+    switch (this.by) {
+      case 'ending':
+        if (o.breakdown === true) this.addBreakdownOnly(r.kind, r)
+        break
+      case 'format':
+        this.addTo(r.format, r)
+        break
+      case 'day':
+        this.addTo(at === null ? NO_TIME : at.local.slice(0, 10), r)
+        break
+      case 'week':
+        this.addTo(at === null ? NO_TIME : weekStart(at.local.slice(0, 10)), r)
+        break
+      case 'month':
+        this.addTo(at === null ? NO_TIME : at.local.slice(0, 7), r)
+        break
+      case 'session':
+        if (!this.sessions.has(r.file)) this.sessions.set(r.file, { file: r.file, project: r.project, sessionId: r.sessionId })
+        this.addTo(r.file, r)
+        break
+      case 'project':
+        this.addTo(r.project ?? '(unknown)', r)
+        break
+      case 'model':
+        // a run counts once under each model it used, with that model's tokens and cost
+        if (r.models.length === 0) StatsAggregate.add(StatsAggregate.group(this.groups, NO_USAGE), r)
+        for (const m of r.models) StatsAggregate.add(StatsAggregate.group(this.groups, m.model), StatsAggregate.share(r, m))
+        break
+    }
+    if (r.costUsd === null) {
+      // why: the models whose requests had no price; a model with no tokens had nothing to price
+      const unpriced = new Set(
+        r.models
+          .filter((m) => m.costUsd === null)
+          .map((m) => (m.inputTokens + m.cacheReadTokens + m.cacheWriteTokens + m.outputTokens === 0 ? NO_USAGE : m.model)),
+      )
+      if (unpriced.size === 0) unpriced.add(NO_USAGE)
+      for (const m of unpriced) this.unknownCost.set(m, (this.unknownCost.get(m) ?? 0) + 1)
+    }
+    const ref: RunRef = {
+      file: r.file,
+      index: r.index,
+      kind: r.kind,
+      detail: r.detail,
+      durationMs: r.durationMs,
+      costUsd: r.costUsd,
+      estimated: r.estimated && r.costUsd !== null,
+      project: r.project,
+    }
     if (r.durationMs !== null && r.durationMs > 0) addTop(this.slowest, ref, (x) => x.durationMs ?? 0)
     if (r.costUsd !== null && r.costUsd > 0) addTop(this.mostExpensive, ref, (x) => x.costUsd ?? 0)
+  }
+
+  /** `--by ending --breakdown`: the per-model rows of the ending groups (their totals are `byEnding`). */
+  private addBreakdownOnly(key: string, r: RunRecord): void {
+    let per = this.breakdown.get(key)
+    if (per === undefined) {
+      per = new Map()
+      this.breakdown.set(key, per)
+    }
+    for (const m of r.models) StatsAggregate.add(StatsAggregate.group(per, m.model), StatsAggregate.share(r, m))
+  }
+
+  /** Counts a file (or folder) that gave no runs. */
+  addSkipped(file: string, why: SkipReason | 'unreadable-folder'): void {
+    this.skippedCount++
+    if (this.skipped.length < 100) this.skipped.push({ file, why })
   }
 
   /** Adds the outcome of one file. */
   addFile(o: FileOutcome): void {
     this.files++
     if (!o.ok) {
-      this.skipped.push({ file: o.file, why: o.why })
+      this.addSkipped(o.file, o.why)
       return
     }
     this.filesRead++
-    if (o.protocolError !== undefined) this.protocolErrors.push({ file: o.file, message: o.protocolError })
+    if (o.protocolError !== undefined && this.protocolErrors.length < 100) this.protocolErrors.push({ file: o.file, message: o.protocolError })
     for (const r of o.runs) this.addRun(r)
   }
 
-  /** The `--json` document: `{ runs, files, byEnding: { answered: { runs, … }, … }, … }`. */
-  toJSON(): Record<string, unknown> {
+  /**
+   * The group rows in display order: endings in their canonical order, sessions by last activity, the rest by
+   * name (times sort as names); `desc` reverses.
+   */
+  rows(order: 'asc' | 'desc' = 'asc'): Array<[string, GroupTotals]> {
+    let rows: Array<[string, GroupTotals]>
+    if (this.by === 'ending') rows = endingKinds.filter((k) => this.byEnding.has(k)).map((k) => [k, this.byEnding.get(k) as GroupTotals])
+    else {
+      rows = [...this.groups.entries()]
+      const name = (k: string): string => (k === NO_TIME || k.startsWith('(') ? `\uffff${k}` : k)
+      if (this.by === 'session') rows.sort(([ka, a], [kb, b]) => (a.lastActivity ?? '').localeCompare(b.lastActivity ?? '') || (ka < kb ? -1 : ka > kb ? 1 : 0))
+      else rows.sort(([a], [b]) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0))
+    }
+    return order === 'desc' ? rows.reverse() : rows
+  }
+
+  /** The per-model rows of a group (most expensive first, then by tokens), with `breakdown`. */
+  modelRows(key: string): Array<[string, GroupTotals]> {
+    const per = this.breakdown.get(key)
+    if (per === undefined) return []
+    const tokens = (g: GroupTotals): number => g.inputTokens + g.cacheReadTokens + g.cacheWriteTokens + g.outputTokens
+    return [...per.entries()].sort(([a, x], [b, y]) => y.costUsd - x.costUsd || tokens(y) - tokens(x) || (a < b ? -1 : a > b ? 1 : 0))
+  }
+
+  /**
+   * The `--json` document: `{ runs, files, filesRead, filesSkipped, successes, successRate, tokens, cost, …,
+   * byEnding, by, timeZone, groups, unknownCost, slowest, mostExpensive, skipped, protocolErrors }`. `groups` (for
+   * every `by` but `ending`) is keyed and ordered as the table; with `breakdown` each group (and each ending of
+   * `byEnding`) carries `models`. Costs: `totalUsd` is the known sum (reported + estimated) or `null` when no run
+   * has a cost; `complete` is false when some run's cost is unknown.
+   */
+  toJSON(order: 'asc' | 'desc' = 'asc'): Record<string, unknown> {
     const round = (g: GroupTotals) => ({
       runs: g.runs,
       successes: g.successes,
@@ -161,8 +361,11 @@ export class StatsAggregate {
         reasoningTokens: g.reasoningTokens,
       },
       cost: {
-        // null when no run of the group reports a cost (or there is no run): unknown is not $0
-        totalUsd: g.runsWithoutCost === g.runs ? null : Math.round(g.costUsd * 1e6) / 1e6,
+        // null when no run of the group has a cost (or there is no run): unknown is not $0
+        totalUsd: g.runsWithoutCost === g.runs ? null : usd(g.costUsd),
+        reportedUsd: usd(g.reportedUsd),
+        estimatedUsd: usd(g.estimatedUsd),
+        complete: g.runsWithoutCost === 0 && g.runs > 0,
         runsWithoutCost: g.runsWithoutCost,
         runsWithEstimatedCost: g.runsWithEstimatedCost,
         estimated: g.runsWithEstimatedCost > 0,
@@ -170,25 +373,46 @@ export class StatsAggregate {
       toolCalls: g.toolCalls,
       turns: g.turns,
       durationMs: g.durationMs,
+      firstActivity: g.firstActivity,
+      lastActivity: g.lastActivity,
     })
+    const withModels = (key: string, g: GroupTotals) => {
+      const base: Record<string, unknown> = round(g)
+      if (this.by === 'session') {
+        const s = this.sessions.get(key)
+        if (s !== undefined) Object.assign(base, { file: s.file, project: s.project, sessionId: s.sessionId })
+      }
+      if (this.opts.breakdown === true && this.by !== 'model') base['models'] = Object.fromEntries(this.modelRows(key).map(([m, mg]) => [m, round(mg)]))
+      return base
+    }
     const byEnding: Array<[string, unknown]> = []
     for (const k of endingKinds) {
       const g = this.byEnding.get(k)
-      if (g !== undefined) byEnding.push([k, round(g)])
+      if (g !== undefined) byEnding.push([k, this.by === 'ending' ? withModels(k, g) : round(g)])
     }
+    const o = this.opts
     const { runs, ...totals } = round(this.total)
     return {
       runs,
       files: this.files,
       filesRead: this.filesRead,
-      filesSkipped: this.skipped.length,
+      filesSkipped: this.skippedCount,
       ...totals,
       byEnding: Object.fromEntries(byEnding),
-      ...(this.by !== 'ending' ? { by: this.by, groups: Object.fromEntries([...this.groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, g]) => [k, round(g)])) } : {}),
+      by: this.by,
+      timeZone: this.timeZone,
+      ...(o.since !== undefined ? { since: o.since.text } : {}),
+      ...(o.until !== undefined ? { until: o.until.text } : {}),
+      ...(o.since !== undefined || o.until !== undefined ? { excluded: { ...this.excluded } } : {}),
+      ...(this.by !== 'ending' ? { groups: Object.fromEntries(this.rows(order).map(([k, g]) => [k, withModels(k, g)])) } : {}),
+      unknownCost: { byModel: Object.fromEntries([...this.unknownCost.entries()].sort(([, a], [, b]) => b - a)) },
       slowest: this.slowest,
       mostExpensive: this.mostExpensive,
-      skipped: this.skipped.slice(0, 100),
-      protocolErrors: this.protocolErrors.slice(0, 100),
+      skipped: this.skipped,
+      protocolErrors: this.protocolErrors,
     }
   }
 }
+
+/** USD rounded to a millionth of a dollar (float noise off). */
+const usd = (x: number): number => Math.round(x * 1e6) / 1e6

@@ -1,15 +1,24 @@
 /**
- * What `stats` keeps of each run (a few numbers, never the run's text), and how it reads one file into them.
- * Shared by the in-process path and the worker threads.
+ * What `stats` keeps of each run (a few numbers and names, never the run's text), and how it reads one file (or
+ * standard input) into them. Shared by the in-process path and the worker threads.
+ *
+ * Costs: each model request the log gives no cost for is priced on its own as it is read (the fold's
+ * `estimate`, from the `--prices` table and the bundled genai-prices data), so tiered prices apply per request; a
+ * reported cost is never replaced; a model without a price leaves the run's cost unknown.
  * @module
  */
 import { createReadStream } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { basename, dirname, join, sep } from 'node:path'
+import { createGunzip } from 'node:zlib'
+import type { CostEstimator } from '../../core/fold.js'
 import type { EndingKind } from '../../core/RunEnding.js'
 import { isProtocolError } from '../../core/ProtocolError.js'
-import { estimateCost, type PriceTable } from '../../core/prices.js'
 import type { RunResult } from '../../core/RunResult.js'
-import { subagentFilesOf } from '../../node/claudeSubagents.js'
-import { ReplayError, replayFile, replayStream } from '../../node/replay.js'
+import { attachSubagents, subagentFilesOf } from '../../node/claudeSubagents.js'
+import { SeenRecords } from '../../formats/claudeCode/seen.js'
+import { ReplayError, replayStream } from '../../node/replay.js'
+import { estimatorOf, type EstimateSettings } from '../../prices/genaiPrices.js'
 import { describeEnding } from '../summary.js'
 
 /** Tokens and cost of one model in one run. @since 0.1.0 */
@@ -19,6 +28,8 @@ export interface ModelRecord {
   readonly cacheReadTokens: number
   readonly cacheWriteTokens: number
   readonly outputTokens: number
+  readonly reasoningTokens: number
+  /** USD, or `null` when some request of this model had no cost. */
   readonly costUsd: number | null
 }
 
@@ -37,21 +48,38 @@ export interface RunRecord {
   readonly cacheWriteTokens: number
   readonly outputTokens: number
   readonly reasoningTokens: number
+  /** USD, or `null` when unknown. */
   readonly costUsd: number | null
+  /** Some of the cost is an estimate (the log reported none for some request). */
   readonly estimated: boolean
   readonly durationMs: number | null
-  readonly day: string | null
+  /** ISO-8601 times of the run, or `null`. */
+  readonly startedAt: string | null
+  readonly endedAt: string | null
+  /** The session's id as the log gives it, or `null`. */
+  readonly sessionId: string | null
+  /** The project: the Claude Code project folder, the Codex or Gemini working directory, else the file's folder. */
+  readonly project: string | null
   readonly models: ReadonlyArray<ModelRecord>
 }
+
+/** Why a file gave no runs. @since 0.2.0 */
+export type SkipReason = 'undetected' | 'unreadable' | 'too-large' | 'not-json' | 'crashed'
 
 /** The outcome of reading one file. @since 0.1.0 */
 export type FileOutcome =
   | { readonly file: string; readonly ok: true; readonly format: string; readonly runs: ReadonlyArray<RunRecord>; readonly protocolError?: string }
-  | { readonly file: string; readonly ok: false; readonly why: 'undetected' | 'unreadable' | 'too-large' | 'not-json'; readonly message: string }
+  | { readonly file: string; readonly ok: false; readonly why: SkipReason; readonly message: string }
 
-/** Projects a run to its record (applying the price table to missing costs). @since 0.1.0 */
-export const toRecord = (r: RunResult, file: string, index: number, accept: ReadonlyArray<EndingKind>, prices?: PriceTable): RunRecord => {
-  const run = prices !== undefined ? estimateCost(r, prices) : r
+/** What every file of a `stats` job is read with (plain data: it is sent to the worker threads). @since 0.2.0 */
+export interface RecordJob {
+  readonly format: string
+  readonly accept: ReadonlyArray<EndingKind>
+  readonly estimate: EstimateSettings
+}
+
+/** Projects a run to its record. @since 0.1.0 */
+export const toRecord = (run: RunResult, file: string, index: number, accept: ReadonlyArray<EndingKind>, project: string | null = null): RunRecord => {
   const u = run.usage
   return {
     file,
@@ -70,45 +98,201 @@ export const toRecord = (r: RunResult, file: string, index: number, accept: Read
     costUsd: run.cost.totalUsd,
     estimated: run.cost.estimated === true,
     durationMs: run.durationMs,
-    day: run.startedAt !== null ? run.startedAt.slice(0, 10) : null,
+    startedAt: run.startedAt,
+    endedAt: run.endedAt,
+    sessionId: run.sessionId,
+    project,
     models: Object.entries(u.byModel).map(([model, m]) => ({
       model,
       inputTokens: m.inputTokens,
       cacheReadTokens: m.cacheReadTokens,
       cacheWriteTokens: m.cacheWriteTokens,
       outputTokens: m.outputTokens,
+      reasoningTokens: m.reasoningTokens,
       costUsd: m.costUsd,
     })),
   }
 }
 
-/** Reads one log file into run records. Never throws. @since 0.1.0 */
-export const readFileRecords = async (
-  file: string,
-  format: string,
-  accept: ReadonlyArray<EndingKind>,
-  prices?: PriceTable,
-): Promise<FileOutcome> => {
-  const runs: Array<RunRecord> = []
+const HEAD_MAX = 1024 * 1024
+
+/** The first line of a file (gzip too), up to 1 MiB; `undefined` when it cannot be read. */
+const firstLine = async (file: string): Promise<string | undefined> => {
   try {
-    if ((await subagentFilesOf(file).catch(() => [])).length > 0) {
-      // a Claude Code session with subagent files: read them with it (they make no runs of their own)
-      const all = await replayFile(file, { format })
-      return { file, ok: true, format: all[0]?.format ?? format, runs: all.map((r, i) => toRecord(r, file, i + 1, accept, prices)) }
+    const raw = createReadStream(file, { highWaterMark: 64 * 1024 })
+    const source: AsyncIterable<Buffer> = file.toLowerCase().endsWith('.gz') ? raw.pipe(createGunzip()) : raw
+    const parts: Array<Buffer> = []
+    let size = 0
+    try {
+      for await (const chunk of source) {
+        const nl = chunk.indexOf(10)
+        if (nl >= 0) {
+          parts.push(chunk.subarray(0, nl))
+          break
+        }
+        parts.push(chunk)
+        size += chunk.length
+        if (size > HEAD_MAX) return undefined
+      }
+    } finally {
+      raw.destroy()
     }
-    const outcome = await replayStream(createReadStream(file, { highWaterMark: 256 * 1024 }), (r) => runs.push(toRecord(r, file, runs.length + 1, accept, prices)), {
-      format,
-      file,
-    })
+    return Buffer.concat(parts).toString('utf8')
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The project of a log file, by its format and place: Claude Code, the folder under `projects/` (as Claude Code
+ * names it, e.g. `-Users-me-app`); Codex, the `cwd` of its `session_meta` record; Gemini, the folder's
+ * `.project_root` when written, else `gemini:` and the start of the project hash; any other, the file's folder.
+ * `null` when nothing names one (a Codex log without `session_meta`, standard input).
+ * @since 0.2.0
+ */
+export const projectOf = async (file: string, format: string): Promise<string | null> => {
+  if (file === '-') return null
+  const parts = file.split(/[\\/]/)
+  if (format === 'claude-code') {
+    const i = parts.lastIndexOf('projects')
+    if (i >= 0 && i < parts.length - 2) return parts[i + 1] as string
+    return basename(dirname(file))
+  }
+  if (format === 'codex') {
+    const line = await firstLine(file)
+    if (line !== undefined) {
+      try {
+        const rec = JSON.parse(line) as { type?: unknown; payload?: { cwd?: unknown } }
+        if (rec.type === 'session_meta' && typeof rec.payload?.cwd === 'string' && rec.payload.cwd !== '') return rec.payload.cwd
+      } catch {
+        // not JSON: no project named
+      }
+    }
+    return null
+  }
+  if (format === 'gemini') {
+    const dir = dirname(file)
+    const projectDir = basename(dir) === 'chats' ? dirname(dir) : dir
+    try {
+      const root = (await readFile(join(projectDir, '.project_root'), 'utf8')).trim()
+      if (root !== '' && !root.includes('\n')) return root
+    } catch {
+      // no .project_root (older Gemini CLI): the hash names the project
+    }
+    const hash = basename(projectDir)
+    return /^[0-9a-f]{16,}$/i.test(hash) ? `gemini:${hash.slice(0, 8)}` : hash
+  }
+  const d = basename(dirname(file))
+  return d === '' || d === '.' || d === sep ? null : d
+}
+
+/** The estimator of a job, made once per thread. */
+const estimators = new WeakMap<EstimateSettings, CostEstimator | undefined>()
+const estimatorFor = (s: EstimateSettings): CostEstimator | undefined => {
+  if (!estimators.has(s)) estimators.set(s, estimatorOf(s))
+  return estimators.get(s)
+}
+
+const failure = (file: string, e: unknown, runs: Array<RunRecord>, format: string): FileOutcome => {
+  if (isProtocolError(e)) return { file, ok: true, format, runs, protocolError: e.message }
+  if (e instanceof ReplayError) {
+    const why = e.code === 'too-large' ? 'too-large' : e.code === 'not-json' ? 'not-json' : 'undetected'
+    return { file, ok: false, why, message: e.message }
+  }
+  return { file, ok: false, why: 'unreadable', message: `cannot read ${file}` }
+}
+
+/**
+ * Reads one log file into run records (a Claude Code session's subagent files with it). With `seen` (shared by
+ * the files of one input read in one thread), a Claude Code transcript record an earlier file holds too counts
+ * only there (K15). Never throws.
+ * @since 0.1.0
+ */
+export const readFileRecords = async (file: string, job: RecordJob, seen?: SeenRecords): Promise<FileOutcome> => {
+  const estimate = estimatorFor(job.estimate)
+  const held: Array<RunResult> = []
+  const records: Array<RunRecord> = []
+  try {
+    // a Claude Code session with subagent files: its runs wait for them (they make no runs of their own)
+    const hasSubagents = (await subagentFilesOf(file).catch(() => [])).length > 0
+    const outcome = await replayStream(
+      createReadStream(file, { highWaterMark: 256 * 1024 }),
+      (r) => {
+        if (hasSubagents && r.format === 'claude-code') held.push(r)
+        else records.push(toRecord(r, file, records.length + 1, job.accept))
+      },
+      { format: job.format as 'auto', file, ...(estimate !== undefined ? { estimate } : {}), ...(seen !== undefined ? { seen } : {}) },
+    )
+    if (held.length > 0) {
+      for (const r of await attachSubagents(held, file, estimate !== undefined ? { estimate } : {}))
+        records.push(toRecord(r, file, records.length + 1, job.accept))
+    }
+    const project = await projectOf(file, outcome.format)
+    const runs = project === null ? records : records.map((r) => ({ ...r, project }))
     return outcome.error !== undefined
       ? { file, ok: true, format: outcome.format, runs, protocolError: outcome.error.message }
       : { file, ok: true, format: outcome.format, runs }
   } catch (e) {
-    if (isProtocolError(e)) return { file, ok: true, format, runs, protocolError: e.message }
-    if (e instanceof ReplayError) {
-      const why = e.code === 'too-large' ? 'too-large' : e.code === 'not-json' ? 'not-json' : 'undetected'
-      return { file, ok: false, why, message: e.message }
-    }
-    return { file, ok: false, why: 'unreadable', message: `cannot read ${file}` }
+    return failure(file, e, records, job.format)
   }
+}
+
+/**
+ * Reads a byte stream (`stats -`: standard input) into run records, labelled `label`. Never throws.
+ * @since 0.2.0
+ */
+export const readStreamRecords = async (source: AsyncIterable<Uint8Array | string>, label: string, job: RecordJob): Promise<FileOutcome> => {
+  const estimate = estimatorFor(job.estimate)
+  const runs: Array<RunRecord> = []
+  try {
+    const outcome = await replayStream(source, (r) => runs.push(toRecord(r, label, runs.length + 1, job.accept)), {
+      format: job.format as 'auto',
+      file: null,
+      ...(estimate !== undefined ? { estimate } : {}),
+    })
+    return outcome.error !== undefined
+      ? { file: label, ok: true, format: outcome.format, runs, protocolError: outcome.error.message }
+      : { file: label, ok: true, format: outcome.format, runs }
+  } catch (e) {
+    return failure(label, e, runs, job.format)
+  }
+}
+
+/**
+ * Reads the files of one unit (the files of one folder, in order) with one shared {@link SeenRecords}, handing
+ * out each file's outcome as it is read, so copies between the files of a Claude Code project folder (a resumed
+ * or forked session) count once, as in `replay DIR` (K15). Never throws.
+ * @since 0.2.0
+ */
+export const readUnitRecords = async (files: ReadonlyArray<string>, job: RecordJob, onOutcome: (o: FileOutcome) => void): Promise<void> => {
+  const seen = files.length > 1 ? new SeenRecords() : undefined
+  for (const f of files) onOutcome(await readFileRecords(f, job, seen))
+}
+
+/**
+ * The files grouped into units of work: the files of one folder together, in their order (see
+ * {@link readUnitRecords}), except in the Codex (`sessions/YYYY/MM/DD`, `archived_sessions`) and Gemini (`chats`)
+ * layouts, whose files share nothing and are read one per unit (so they spread over the workers).
+ * @since 0.2.0
+ */
+export const unitsOf = (files: ReadonlyArray<string>): Array<Array<string>> => {
+  const units: Array<Array<string>> = []
+  const byDir = new Map<string, Array<string>>()
+  for (const f of files) {
+    const dir = dirname(f)
+    const parts = dir.split(/[\\/]/)
+    const last = parts[parts.length - 1] ?? ''
+    if (last === 'chats' || last === 'archived_sessions' || (/^\d{2}$/.test(last) && parts.includes('sessions'))) {
+      units.push([f])
+      continue
+    }
+    let u = byDir.get(dir)
+    if (u === undefined) {
+      u = []
+      byDir.set(dir, u)
+      units.push(u)
+    }
+    u.push(f)
+  }
+  return units
 }

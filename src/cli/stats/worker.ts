@@ -1,23 +1,20 @@
 /**
- * A `stats` worker thread: reads the files it is sent and posts back their run records.
+ * A `stats` worker thread: reads the units it is sent (arrays of file paths, one folder's files at a time) and
+ * posts back each file's outcome (`{ outcome }`), then `{ done: true }` (`pool.ts`). `workerData` is the job's
+ * {@link RecordJob}; a `null` message ends the worker.
  * @module
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import type { EndingKind } from '../../core/RunEnding.js'
-import type { PriceTable } from '../../core/prices.js'
-import { readFileRecords } from './records.js'
+import type { PoolMessage } from './pool.js'
+import { readUnitRecords, type RecordJob } from './records.js'
 
-interface Setup {
-  readonly format: string
-  readonly accept: ReadonlyArray<EndingKind>
-  readonly prices?: PriceTable
-}
-
-const setup = workerData as Setup
-parentPort?.on('message', (file: string | null) => {
-  if (file === null) {
+const job = workerData as RecordJob
+parentPort?.on('message', (unit: ReadonlyArray<string> | null) => {
+  if (unit === null) {
     parentPort?.close()
     return
   }
-  void readFileRecords(file, setup.format, setup.accept, setup.prices).then((outcome) => parentPort?.postMessage(outcome))
+  void readUnitRecords(unit, job, (outcome) => parentPort?.postMessage({ outcome } satisfies PoolMessage)).then(() =>
+    parentPort?.postMessage({ done: true } satisfies PoolMessage),
+  )
 })

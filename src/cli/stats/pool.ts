@@ -1,0 +1,100 @@
+/**
+ * The worker-thread pool of `stats`: units of work (the files of one folder, or one file; `records.ts`
+ * `unitsOf`) are handed out one at a time to `jobs` workers; a worker posts each file's outcome as it is read
+ * (`{ outcome }`) and `{ done: true }` after the unit's last file, then gets the next unit.
+ *
+ * A worker that dies (an uncaught error, an exit, an out-of-memory kill) takes only the file it was reading: that
+ * file is reported as skipped (`why: 'crashed'`, named, counted), the rest of its unit goes back to the queue, and
+ * the queued units go to the other workers and to a replacement (at most `maxRestarts` replacements; past that,
+ * the rest are read in this thread). No file is dropped silently: every file gets exactly one outcome.
+ * @module
+ */
+import { Worker } from 'node:worker_threads'
+import type { FileOutcome } from './records.js'
+
+/** A message from a pool worker: one file's outcome, or the end of the unit. @since 0.2.0 */
+export type PoolMessage = { readonly outcome: FileOutcome } | { readonly done: true }
+
+/** Options of {@link runPool}. @since 0.2.0 */
+export interface PoolOptions {
+  /** The worker script: sent a unit (an array of file paths; `null` ends it), posts {@link PoolMessage}s. */
+  readonly workerUrl: URL
+  /** The worker's `workerData`. */
+  readonly workerData: unknown
+  /** Workers to start (≥ 1). */
+  readonly jobs: number
+  /** Replacement workers allowed after deaths (default: `jobs`). */
+  readonly maxRestarts?: number
+  /** Reads one unit in this thread (when the restart budget is spent), handing out each file's outcome. */
+  readonly inProcess: (files: ReadonlyArray<string>, onOutcome: (o: FileOutcome) => void) => Promise<void>
+}
+
+/**
+ * Reads every unit through the pool; `onOutcome` gets one outcome per file (in completion order). Resolves when
+ * all are done; never rejects.
+ * @since 0.2.0
+ */
+export const runPool = async (units: ReadonlyArray<ReadonlyArray<string>>, options: PoolOptions, onOutcome: (o: FileOutcome) => void): Promise<void> => {
+  const queue: Array<ReadonlyArray<string>> = units.filter((u) => u.length > 0).slice()
+  let restarts = 0
+  const maxRestarts = options.maxRestarts ?? options.jobs
+  const drainHere = async (): Promise<void> => {
+    for (let u = queue.shift(); u !== undefined; u = queue.shift()) await options.inProcess(u, onOutcome)
+  }
+  const start = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      let worker: Worker
+      try {
+        worker = new Worker(options.workerUrl, { workerData: options.workerData })
+      } catch {
+        void drainHere().then(resolve)
+        return
+      }
+      // the unit being read and how many of its files are done
+      let current: ReadonlyArray<string> | null = null
+      let reported = 0
+      let finished = false
+      const finish = (dead: boolean): void => {
+        if (finished) return
+        finished = true
+        if (dead && current !== null) {
+          const file = current[reported]
+          if (file !== undefined) onOutcome({ file, ok: false, why: 'crashed', message: 'the reader crashed on this file' })
+          const rest = current.slice(reported + 1)
+          if (rest.length > 0) queue.unshift(rest)
+          current = null
+        }
+        if (dead && queue.length > 0) {
+          // the units not yet read go to a replacement (the other workers keep taking them too)
+          if (restarts < maxRestarts) {
+            restarts++
+            void start().then(resolve)
+          } else void drainHere().then(resolve)
+          return
+        }
+        resolve()
+      }
+      const feed = (): void => {
+        current = queue.shift() ?? null
+        reported = 0
+        if (current !== null) worker.postMessage(current)
+        else
+          void worker.terminate().then(
+            () => finish(false),
+            () => finish(false),
+          )
+      }
+      worker.on('message', (m: PoolMessage) => {
+        if (finished) return
+        if ('outcome' in m) {
+          reported++
+          onOutcome(m.outcome)
+        } else feed()
+      })
+      worker.on('error', () => finish(true))
+      // an exit while a unit is being read is a death; after the last unit it is the normal end
+      worker.on('exit', () => finish(current !== null))
+      feed()
+    })
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.jobs, queue.length)) }, () => start()))
+}

@@ -1,0 +1,197 @@
+/**
+ * Cost estimates from the price data bundled with `@pydantic/genai-prices` (offline: its bundled data is used as
+ * is, never fetched at run time), for the model requests whose log reports no cost.
+ *
+ * One request is priced at a time (the fold calls the estimator per model request), so tiered prices — e.g.
+ * Anthropic's and Google's higher rate above 200k prompt tokens — apply to that request's prompt, as the provider
+ * bills it. The conventions differ: our buckets are disjoint (`inputTokens` is the uncached input), while
+ * genai-prices' `input_tokens` is the whole prompt (uncached + cache read + cache write), with
+ * `cache_read_tokens` and `cache_write_tokens` as parts of it; {@link genaiUsage} converts.
+ *
+ * Provider matching: names with `claude` go to `anthropic`, `gpt-*`, `o1`…`o9`, `codex-*`, `chatgpt-*` to
+ * `openai`, `gemini*` to `google`; a `provider/` or `provider:` prefix the data knows names the provider; anything
+ * else uses the library's own model matching. A model the data does not know (or a request without a model name,
+ * which the fold passes as `unknown`) has no estimate: its cost stays unknown, never $0.
+ *
+ * Lives outside `src/core` because it depends on the price library (core stays dependency-free).
+ * @module
+ */
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import type * as GenaiPrices from '@pydantic/genai-prices'
+import type { CostEstimator } from '../core/fold.js'
+import { priceTableEstimator, type PriceTable } from '../core/prices.js'
+import type { UsageBuckets } from '../core/RunResult.js'
+
+/** The npm package the bundled prices come from. @since 0.2.0 */
+export const PRICE_PACKAGE = '@pydantic/genai-prices'
+
+/** The price library, loaded on the first estimate (its data is 0.8 MB of code: a run with reported costs never pays for it). */
+let library: typeof GenaiPrices | undefined
+const genai = (): typeof GenaiPrices => {
+  library ??= createRequire(import.meta.url)(PRICE_PACKAGE) as typeof GenaiPrices
+  return library
+}
+
+/** The version of the bundled price data (the installed `@pydantic/genai-prices` version), or `unknown`. @since 0.2.0 */
+export const PRICE_DATA_VERSION: string = (() => {
+  try {
+    const entry = createRequire(import.meta.url).resolve(PRICE_PACKAGE)
+    const pkg = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version?: unknown }
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown'
+  } catch {
+    return 'unknown'
+  }
+})()
+
+/** genai-prices' usage object for one request: `input_tokens` is the whole prompt, cache buckets parts of it. @since 0.2.0 */
+export type GenaiUsage = {
+  readonly input_tokens: number
+  readonly cache_read_tokens: number
+  readonly cache_write_tokens: number
+  readonly output_tokens: number
+}
+
+/**
+ * Our disjoint buckets (tokens) as genai-prices' usage: `input_tokens` = uncached input + cache read + cache write;
+ * `output_tokens` = output (reasoning is already inside it, SPEC §3).
+ * @example genaiUsage({ inputTokens: 10, cacheReadTokens: 100, cacheWriteTokens: 5, outputTokens: 7, reasoningTokens: 0 }) // => { input_tokens: 115, cache_read_tokens: 100, cache_write_tokens: 5, output_tokens: 7 }
+ * @since 0.2.0
+ */
+export const genaiUsage = (u: UsageBuckets): GenaiUsage => ({
+  input_tokens: u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens,
+  cache_read_tokens: u.cacheReadTokens,
+  cache_write_tokens: u.cacheWriteTokens,
+  output_tokens: u.outputTokens,
+})
+
+/**
+ * The genai-prices provider id for a model name by its family (`anthropic`, `openai`, `google`), or `undefined`
+ * to let the library match the name itself.
+ * @example providerOf('claude-sonnet-4-5-20250929') // => 'anthropic'
+ * @example providerOf('gpt-5-codex') // => 'openai'
+ * @since 0.2.0
+ */
+export const providerOf = (model: string): string | undefined => {
+  const m = model.trim().toLowerCase()
+  if (m.includes('claude')) return 'anthropic'
+  if (m.startsWith('gemini') || m.startsWith('models/gemini')) return 'google'
+  if (/^(gpt-|o[1-9](?:-|$)|codex-|chatgpt-|computer-use-)/.test(m)) return 'openai'
+  return undefined
+}
+
+/** How a model name is looked up: the provider id (if any) and the name passed to `calcPrice`. */
+interface Lookup {
+  readonly providerId: string | undefined
+  readonly name: string
+}
+
+const PROBE = { input_tokens: 1000, output_tokens: 1000 }
+const MEMO_MAX = 4096
+
+const priced = (l: Lookup, at: Date): boolean => {
+  try {
+    return genai().calcPrice(PROBE, l.name, { ...(l.providerId !== undefined ? { providerId: l.providerId } : {}), timestamp: at }) !== null
+  } catch {
+    return false
+  }
+}
+
+/** The lookups to try for a name, most specific first. */
+const candidates = (model: string): Array<Lookup> => {
+  const name = model.trim()
+  const out: Array<Lookup> = []
+  const prefixed = /^([A-Za-z0-9_.-]+)[/:](.+)$/.exec(name)
+  if (prefixed !== null) {
+    const [, prefix, rest] = prefixed as unknown as [string, string, string]
+    const known = prefix.toLowerCase() === 'models' ? undefined : genai().findProvider({ providerId: prefix })
+    if (known !== undefined) out.push({ providerId: known.id, name: rest })
+    const family = providerOf(rest)
+    if (family !== undefined) out.push({ providerId: family, name: rest })
+  }
+  const family = providerOf(name)
+  if (family !== undefined) out.push({ providerId: family, name })
+  out.push({ providerId: undefined, name })
+  return out
+}
+
+/** Options of {@link bundledEstimator}. @since 0.2.0 */
+export interface BundledEstimatorOptions {
+  /**
+   * The date whose prices apply (the data has prices that change on a date). Default: the time the estimator is
+   * made (today's prices, as the provider bills now). A time passed by the caller per request wins.
+   */
+  readonly at?: Date
+}
+
+/**
+ * A {@link CostEstimator} over the bundled genai-prices data: USD for one request, or `undefined` when the model
+ * is unknown to the data (or named `unknown`, the fold's name for a request without a model). Never throws.
+ * Each call is one `calcPrice(genaiUsage(usage), model, { providerId, timestamp })`; the provider chosen for a
+ * model name is remembered. An optional third argument (the request's time, ISO-8601 or epoch ms) prices that
+ * request at the prices of that day.
+ * @example bundledEstimator()('claude-sonnet-4-20250514', { inputTokens: 1e6, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }) // => 3
+ * @since 0.2.0
+ */
+export const bundledEstimator = (
+  options: BundledEstimatorOptions = {},
+): CostEstimator & ((model: string, usage: UsageBuckets, at?: string | number) => number | undefined) => {
+  const fixed = options.at ?? new Date()
+  const memo = new Map<string, Lookup | null>()
+  const lookup = (model: string): Lookup | null => {
+    let l = memo.get(model)
+    if (l === undefined) {
+      l = model === 'unknown' || model.trim() === '' ? null : (candidates(model).find((c) => priced(c, fixed)) ?? null)
+      if (memo.size >= MEMO_MAX) memo.clear()
+      memo.set(model, l)
+    }
+    return l
+  }
+  return (model: string, usage: UsageBuckets, at?: string | number): number | undefined => {
+    const l = lookup(model)
+    if (l === null) return undefined
+    let when = fixed
+    if (at !== undefined) {
+      const t = typeof at === 'number' ? at : Date.parse(at)
+      if (Number.isFinite(t)) when = new Date(t)
+    }
+    try {
+      const r = genai().calcPrice(genaiUsage(usage), l.name, { ...(l.providerId !== undefined ? { providerId: l.providerId } : {}), timestamp: when })
+      return r === null || !Number.isFinite(r.total_price) ? undefined : r.total_price
+    } catch {
+      return undefined
+    }
+  }
+}
+
+/** What the CLI estimates with (all plain data: it is sent to worker threads). @since 0.2.0 */
+export interface EstimateSettings {
+  /** `false` turns estimates off (`--no-estimate`). */
+  readonly enabled: boolean
+  /** The `--prices FILE` table, whose models win over the bundled data. */
+  readonly table?: PriceTable
+  /** The `--prices` file name, for the report. */
+  readonly tableFile?: string
+}
+
+/**
+ * The estimator of the CLI's settings: the `--prices` table first (it overrides or adds models), then the bundled
+ * genai-prices data; `undefined` when estimates are off.
+ * @since 0.2.0
+ */
+export const estimatorOf = (s: EstimateSettings): CostEstimator | undefined => {
+  if (!s.enabled) return undefined
+  const bundled = bundledEstimator()
+  if (s.table === undefined) return bundled
+  const own = priceTableEstimator(s.table)
+  return (model, usage) => own(model, usage) ?? bundled(model, usage)
+}
+
+/**
+ * What the estimates were made with, for `--json`: `{ source, version, file }` (`file` the `--prices` table or
+ * `null`), or `null` when estimates are off.
+ * @since 0.2.0
+ */
+export const priceDataOf = (s: EstimateSettings): { readonly source: string; readonly version: string; readonly file: string | null } | null =>
+  s.enabled ? { source: PRICE_PACKAGE, version: PRICE_DATA_VERSION, file: s.tableFile ?? null } : null

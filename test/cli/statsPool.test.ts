@@ -1,0 +1,74 @@
+/**
+ * The `stats` worker pool (src/cli/stats/pool.ts): a worker that dies takes only the file it was reading, which
+ * is reported as skipped by name; every other file is still read, by the other workers or a replacement.
+ */
+import { describe, expect, it } from 'vitest'
+import { runPool } from '../../src/cli/stats/pool.js'
+import type { FileOutcome } from '../../src/cli/stats/records.js'
+
+const workerUrl = new URL('../support/crashWorker.mjs', import.meta.url)
+
+const run = async (
+  units: Array<Array<string>> | Array<string>,
+  jobs: number,
+  maxRestarts?: number,
+): Promise<{ outcomes: Array<FileOutcome>; inProcess: Array<string> }> => {
+  const outcomes: Array<FileOutcome> = []
+  const inProcess: Array<string> = []
+  await runPool(
+    units.map((u) => (typeof u === 'string' ? [u] : u)),
+    {
+      workerUrl,
+      workerData: null,
+      jobs,
+      ...(maxRestarts !== undefined ? { maxRestarts } : {}),
+      inProcess: async (files, onOutcome) => {
+        for (const file of files) {
+          inProcess.push(file)
+          onOutcome({ file, ok: true, format: 'native', runs: [] })
+        }
+      },
+    },
+    (o) => outcomes.push(o),
+  )
+  return { outcomes, inProcess }
+}
+
+const byFile = (os: ReadonlyArray<FileOutcome>): Record<string, string> =>
+  Object.fromEntries(os.map((o): [string, string] => [o.file, o.ok ? 'read' : o.why]).sort(([a], [b]) => (a < b ? -1 : 1)))
+
+describe('stats worker pool', () => {
+  it('every file gets one outcome; the files a dead worker had not reached go to the others', async () => {
+    const files = ['a.jsonl', 'b-crash.jsonl', 'c.jsonl', 'd-exit.jsonl', 'e.jsonl', 'f.jsonl', 'g.jsonl', 'h.jsonl']
+    const { outcomes } = await run(files, 2)
+    expect(outcomes).toHaveLength(files.length)
+    expect(byFile(outcomes)).toStrictEqual({
+      'a.jsonl': 'read',
+      'b-crash.jsonl': 'crashed',
+      'c.jsonl': 'read',
+      'd-exit.jsonl': 'crashed',
+      'e.jsonl': 'read',
+      'f.jsonl': 'read',
+      'g.jsonl': 'read',
+      'h.jsonl': 'read',
+    })
+  })
+
+  it('a single worker that dies: a replacement reads the rest', async () => {
+    const { outcomes, inProcess } = await run(['crash-1.jsonl', 'x.jsonl', 'y.jsonl'], 1)
+    expect(byFile(outcomes)).toStrictEqual({ 'crash-1.jsonl': 'crashed', 'x.jsonl': 'read', 'y.jsonl': 'read' })
+    expect(inProcess).toStrictEqual([])
+  })
+
+  it('a worker that dies inside a unit (a folder): the files before are kept, the rest of the unit is read', async () => {
+    const { outcomes } = await run([['p/1.jsonl', 'p/2-crash.jsonl', 'p/3.jsonl', 'p/4.jsonl'], ['q/1.jsonl']], 2)
+    expect(outcomes).toHaveLength(5)
+    expect(byFile(outcomes)).toStrictEqual({ 'p/1.jsonl': 'read', 'p/2-crash.jsonl': 'crashed', 'p/3.jsonl': 'read', 'p/4.jsonl': 'read', 'q/1.jsonl': 'read' })
+  })
+
+  it('past the restart budget the rest is read in this thread, never dropped', async () => {
+    const { outcomes, inProcess } = await run(['crash-1.jsonl', 'crash-2.jsonl', 'p.jsonl', 'q.jsonl'], 1, 1)
+    expect(byFile(outcomes)).toStrictEqual({ 'crash-1.jsonl': 'crashed', 'crash-2.jsonl': 'crashed', 'p.jsonl': 'read', 'q.jsonl': 'read' })
+    expect(inProcess).toStrictEqual(['p.jsonl', 'q.jsonl'])
+  })
+})
