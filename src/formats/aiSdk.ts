@@ -22,7 +22,9 @@
  * input with no run gives one `unfinished` run.
  *
  * **Endings** (first rule that applies):
- * 1. an `abort` part → `stopped` by `caller` (v6 `reason` kept); its partial text is not the answer (K2).
+ * 1. an `abort` part → `stopped` by `caller` (v6 `reason` kept); its partial text is not the answer (K2). A
+ *    `finish` that follows it, whatever its reason (`stop`, `length`, …), does not undo the stop (K23: an abort
+ *    answered by a normal finish is still the caller's stop; the finish's reason stays in `finishReason`).
  * 2. no `finish`: an `error` part → `failed` `error` with `phase: 'stream'` and the error's message (UI
  *    `errorText`, or `error` as a string or an Error-like `{message, code?, name?}`) (K1); otherwise
  *    `unfinished` with the last part's type.

@@ -32,11 +32,21 @@
  * - `stop_reason` (of the result, else of the last root assistant message) `max_tokens` / `refusal` /
  *   `model_context_window_exceeded` / `pause_turn` → `cut_off` (`max_tokens`, `refusal`, `context_window`,
  *   `pause_turn`) (K13);
- * - `subtype: success` → `answered`, `response` = the `result` text;
+ * - `subtype: success` with an empty (or no) `result` text on a turn whose model last stopped to call a tool (the
+ *   result's `stop_reason`, else the last root message's, is `tool_use`, or that message's last block is a
+ *   `tool_use`) → `unfinished` (`lastEventType` `tool_use`, or `tool_result` when the call's result came and the
+ *   model never continued), `response` null (K18: a success label is no answer there);
+ * - `subtype: success` → `answered`, `response` = the whole text of the final root assistant message (its text
+ *   blocks in order, records of one `message.id` joined by a blank line) when the `result` text is only part of it
+ *   (K19: Claude Code's result can hold just the last text block), else the `result` text;
  * - any other `terminal_reason` or `subtype` → `failed` `unrecognized`, the raw string in `raw` and
  *   `finishReason` (K14).
  * A stream without a `result` is `unfinished` (`lastEventType` = the last record's type), or `failed` with
- * `phase: 'stream'` when its last user/assistant record was a synthetic API-error message (SPEC §2 rule 2).
+ * `phase: 'stream'` when its last user/assistant record was a synthetic API-error message (SPEC §2 rule 2), or
+ * `failed` `provider_error` with `phase: 'provider'` when it was a provider error object in place of the message
+ * (K25: an AWS body `{"Output":{"__type":"…#…Exception"}}` with no content, the error type kept as `name` and
+ * `code`). The same assistant record written twice (same `message.id`, a new `uuid`) adds neither text nor usage,
+ * and an earlier message written again later is no new turn and not the last message (K26).
  * `finishReason` = `terminal_reason`, else `subtype`. `permission_denials` → `permissionDenials` (denials do
  * not end a run; an id already reported by an earlier run of the same process is not repeated);
  * `system/api_retry` records are not failures. Subagent messages (`parent_tool_use_id` set) never give the
@@ -55,7 +65,10 @@
  * without a `costUSD` makes the cost missing (`totalUsd` null, K12). A result without `total_cost_usd` leaves
  * the cost to the priced items: the `modelUsage` changes with their `costUSD`, or the assistant messages (which
  * carry none: missing). `turns` is the change in `num_turns`, else the root assistant messages (distinct
- * `message.id`s) of the run.
+ * `message.id`s) of the run. A result with no `modelUsage` (Claude Code 1.0.x) has its `usage` object as the run's
+ * usage: it is the figure `total_cost_usd` was computed from, a running total of the process like it (so a run gets
+ * its change), under the model of the run's root messages; the streamed messages' own usage undercounts (their
+ * `output_tokens` are not final). Only when neither is present do the messages' figures count.
  *
  * ## Transcripts: runs and inferred endings
  * Each real prompt (a root user record typed by the person: not a `tool_result`, not `isMeta`, not a
@@ -69,14 +82,36 @@
  * - `[Request interrupted by user…]` → `stopped` by `caller`;
  * - a synthetic API-error message (`isApiErrorMessage`, or model `<synthetic>` with "API Error…") → `failed`
  *   `provider_error`;
+ * - a provider error object in place of the message (K25, e.g. Bedrock's `Output.__type` `…Exception` with empty
+ *   `content`) → `failed` `provider_error`, `phase: 'provider'`, `error: {message, name, code}` (the type kept);
+ *   it is no model response, so no priced item (cost `null` when nothing else was priced, K27);
+ * - a `system` `api_refusal` (Claude Code ≥ 2.1: the API refused and retracted the message it had begun) →
+ *   `cut_off` `refusal`, `response` null; a `system` `stop_hook_summary` with `preventedContinuation: true` →
+ *   `stopped` by `hook` (its `stopReason` text kept);
  * - a `max_turns_reached` attachment → `limit` `max_turns`;
  * - ends on a call of a tool that asks the person and waits (`AskUserQuestion` → a `question`,
  *   `ExitPlanMode` → an `approval`) with no result yet → `suspended` with `{id, kind, toolName, arguments}`;
+ * - ends on a `tool_result` followed by a `system` `turn_duration` or `stop_hook_summary` record (Claude Code ≥ 2.1
+ *   writes them when a turn is over) → the turn finished on its own: `answered`, `response` null (there is no
+ *   final text); a new root record after a marker reopens the turn, and a half-written marker (no string
+ *   `subtype`) closes nothing;
  * - ends on any other `tool_use`, a `tool_result`, thinking or the prompt itself → `unfinished`.
+ * A user record that carries a `<task-notification>` (a background task reporting back) starts a run too, as a
+ * prompt does, unless the model is waiting for its tool results (then the running turn takes it in). The same
+ * assistant record written twice (same `message.id` and content, a new `uuid`) adds no text, usage, tool call or
+ * ending (K26); an earlier message of the run written again later changes neither the answer nor the ending.
  * Sidechain (`isSidechain: true`) records never set the ending; they add usage, tool calls and children
  * (one child per Task/Agent call, named by the call id or the `agentId` its result gives; its ending from
  * that result). A file whose first message is a sidechain with an `agentId` (a subagent file) is read as
  * one run of its own.
+ *
+ * ## Transcripts: copies across files (K15)
+ * A resumed or forked session writes a new file that repeats earlier records of the session with the same
+ * identities (the record `uuid`; for an assistant message its `message.id` with its `requestId`). When the files of
+ * one input share a {@link SeenRecords} (`ReaderOptions.seen`; `replay` passes one for the files of a directory),
+ * a user or assistant record another file of the input holds too is skipped — it is no run, no usage — with one
+ * diagnostic per file; it counts in the file read first. A single file replayed alone cannot know its first
+ * records are copies: each file then counts all its records.
  *
  * ## Transcripts: usage and cost
  * Usage comes from the assistant messages (root and sidechain), once per `message.id` with the last copy,
@@ -122,7 +157,10 @@ import {
 import { emitDiagnostic } from './events.js'
 import { documentReaderFrom, readerFrom } from './fromTranslator.js'
 import { isObject, type Obj } from './json.js'
-import type { FormatModule, LineReader, ReaderOptions } from './types.js'
+import type { FormatModule, LineReader, ReaderFactory, ReaderOptions } from './types.js'
+import type { SeenRecords } from './claudeCode/seen.js'
+
+export { SEEN_CAP, SeenRecords } from './claudeCode/seen.js'
 
 const STREAM_TYPES: ReadonlySet<string> = new Set(['system', 'assistant', 'user', 'result', 'stream_event', 'tool_progress', 'rate_limit_event', 'auth_status'])
 /** Types that only transcripts write. */
@@ -220,6 +258,8 @@ export interface ClaudeCodeState {
   shape: 'stream' | 'transcript' | null
   stream: StreamState | null
   transcript: TranscriptState | null
+  /** This input's number in the shared {@link SeenRecords} of its replay (K15), or `null` when none is shared. */
+  seenInput: number | null
 }
 
 const ClaudeCodeStateCodec: t.Type<ClaudeCodeState, unknown> = t.type({
@@ -228,12 +268,13 @@ const ClaudeCodeStateCodec: t.Type<ClaudeCodeState, unknown> = t.type({
   shape: t.union([t.literal('stream'), t.literal('transcript'), t.null]),
   stream: t.union([StreamStateCodec, t.null]),
   transcript: t.union([TranscriptStateCodec, t.null]),
+  seenInput: t.union([t.number, t.null]),
 }) as unknown as t.Type<ClaudeCodeState, unknown>
 
 const NOT_AN_OBJECT = 'skipped a value that is not a JSON object'
 
 /** One value: a record of the shape the input has (the first recognisable record fixes it). Never throws. */
-const one = (s: ClaudeCodeState, v: unknown, emit: Emit): void => {
+const one = (s: ClaudeCodeState, v: unknown, emit: Emit, seen: SeenRecords | undefined): void => {
   try {
     if (!isObject(v)) {
       emitDiagnostic(emit, NOT_AN_OBJECT)
@@ -247,10 +288,10 @@ const one = (s: ClaudeCodeState, v: unknown, emit: Emit): void => {
       }
       s.shape = shape
       if (shape === 'stream') s.stream = newStreamState()
-      else s.transcript = newTranscriptState(s.file, s.subagent === 'auto' ? 'auto' : s.subagent === 'sub')
+      else s.transcript = newTranscriptState(s.file, s.subagent === 'auto' ? 'auto' : s.subagent === 'sub', s.seenInput)
     }
     if (s.stream !== null) streamRecord(s.stream, v, emit)
-    else if (s.transcript !== null) transcriptRecord(s.transcript, v, emit)
+    else if (s.transcript !== null) transcriptRecord(s.transcript, v, emit, seen)
   } catch {
     // a live object whose getter throws, or a value no JSON parser makes: the record is skipped
     emitDiagnostic(emit, 'skipped a record that could not be read')
@@ -258,7 +299,7 @@ const one = (s: ClaudeCodeState, v: unknown, emit: Emit): void => {
 }
 
 /** A parsed value: an array (a one-line `--output-format json` array, a whole document) is read element by element. */
-const value = (s: ClaudeCodeState, v: unknown, emit: Emit): void => {
+const value = (s: ClaudeCodeState, v: unknown, emit: Emit, seen?: SeenRecords): void => {
   let isArray = false
   try {
     isArray = Array.isArray(v)
@@ -266,7 +307,7 @@ const value = (s: ClaudeCodeState, v: unknown, emit: Emit): void => {
     // a revoked proxy
   }
   if (!isArray) {
-    one(s, v, emit)
+    one(s, v, emit, seen)
     return
   }
   const a = v as ReadonlyArray<unknown>
@@ -284,16 +325,16 @@ const value = (s: ClaudeCodeState, v: unknown, emit: Emit): void => {
       emitDiagnostic(emit, 'skipped a record that could not be read')
       continue
     }
-    one(s, x, emit)
+    one(s, x, emit, seen)
   }
 }
 
-const translatorFor = (subagent: 'auto' | 'sub' | 'main'): Translator<ClaudeCodeState> => ({
+const translatorFor = (subagent: 'auto' | 'sub' | 'main', seen?: SeenRecords): Translator<ClaudeCodeState> => ({
   format: 'claude-code',
   stateCodec: ClaudeCodeStateCodec,
-  init: (options) => ({ file: options.file ?? null, subagent, shape: null, stream: null, transcript: null }),
+  init: (options) => ({ file: options.file ?? null, subagent, shape: null, stream: null, transcript: null, seenInput: seen !== undefined ? seen.begin() : null }),
   record(s, v, _line, emit) {
-    value(s, v, emit)
+    value(s, v, emit, seen)
     return undefined
   },
   text(_s, _text, _line, unterminated, emit) {
@@ -301,7 +342,7 @@ const translatorFor = (subagent: 'auto' | 'sub' | 'main'): Translator<ClaudeCode
     return undefined
   },
   document(s, doc, emit) {
-    value(s, doc, emit)
+    value(s, doc, emit, seen)
   },
   end(s, emit) {
     if (s.transcript !== null) transcriptEnd(s.transcript, emit)
@@ -317,6 +358,19 @@ const translatorFor = (subagent: 'auto' | 'sub' | 'main'): Translator<ClaudeCode
 export const claudeCodeTranslator: Translator<ClaudeCodeState> = translatorFor('auto')
 const subagentFileTranslator = translatorFor('sub')
 const mainSessionTranslator = translatorFor('main')
+
+/**
+ * The Claude Code translator for one file of an input whose files share `seen` (K15): a transcript record that
+ * an earlier file of the input holds too (the same record `uuid`, or `message.id` with `requestId`, as a resumed or
+ * forked session copies them) is skipped: it is no run of this file and adds no usage. The set is not part of the
+ * translator's state (a checkpoint does not carry it).
+ * @since 0.2.0
+ */
+export const claudeCodeTranslatorSharing = (seen: SeenRecords): Translator<ClaudeCodeState> => translatorFor('auto', seen)
+
+/** Reads Claude Code lines through the pipeline; with `options.seen`, the files of one input share it (K15). */
+const claudeCodeReader: ReaderFactory = (emit, options) =>
+  readerFrom(options.seen !== undefined ? claudeCodeTranslatorSharing(options.seen) : claudeCodeTranslator)(emit, options)
 
 /** Options of {@link createClaudeCodeReader} beyond the common reader options. @since 0.1.0 */
 export interface ClaudeCodeReaderOptions {
@@ -347,7 +401,11 @@ export const createClaudeCodeReader = (
   extra: ClaudeCodeReaderOptions = {},
 ): ClaudeCodeLineReader => {
   const translator = extra.subagent === true ? subagentFileTranslator : extra.subagent === false ? mainSessionTranslator : claudeCodeTranslator
-  const p = new Pipeline(translator, { file: options.file ?? null, ...(options.live === true ? { live: true } : {}) })
+  const p = new Pipeline(translator, {
+    file: options.file ?? null,
+    ...(options.live === true ? { live: true } : {}),
+    ...(options.estimate !== undefined ? { estimate: options.estimate } : {}),
+  })
   const flush = (): void => {
     for (const r of p.takeResults()) emit(r)
     for (const n of p.takeNotes()) options.note?.(n.line, n.message)
@@ -384,7 +442,7 @@ export const claudeCodeFormat: FormatModule = {
   description: 'Claude Code: stream-json / Agent SDK messages, --output-format json, and ~/.claude/projects transcripts',
   sniffLines: sniffClaudeCodeLines,
   sniffDocument: sniffClaudeCodeDocument,
-  reader: readerFrom(claudeCodeTranslator),
+  reader: claudeCodeReader,
   readDocument: documentReaderFrom(claudeCodeTranslator),
   translator: claudeCodeTranslator,
 }

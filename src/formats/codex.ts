@@ -15,8 +15,10 @@
  *    `answered` (or `failed` with its `error`), `turn_aborted` by reason (`interrupted`, `replaced`,
  *    `review_ended` → `stopped` by `caller`; `budget_limited` → `limit` `budget`; other → `failed`
  *    `unrecognized`); without task events (0.40) the ending is inferred from the run's last records
- *    (`inferred: true`). Usage is the run's difference of `token_count.info.total_token_usage` running totals,
- *    never a sum of totals. Details in `codex/rollout.ts`.
+ *    (`inferred: true`). A `user_message` sent while a turn runs (a "steer") belongs to that turn (K24). A fork
+ *    (`session_meta.forked_from_id`) opens with its parent's copied history: no run, no usage, only the running
+ *    total's baseline, up to the fork's own first turn (K15). Usage is the run's difference of
+ *    `token_count.info.total_token_usage` running totals, never a sum of totals. Details in `codex/rollout.ts`.
  *
  * Both shapes: input tokens include cached ones, so `inputTokens = input_tokens − cached_input_tokens −
  * cache_write_input_tokens`, `cacheReadTokens = cached_input_tokens`, `cacheWriteTokens =
@@ -27,7 +29,7 @@
  * unexpected field types are diagnostics; unknown record types are ignored. The reader never returns a
  * `ProtocolError` and never throws.
  *
- * Sources: `shared/reference/formats.md` §C2 (`codex-rs/exec/src/exec_events.rs`,
+ * Sources: [docs/formats.md](../../docs/formats.md) §C2 (`codex-rs/exec/src/exec_events.rs`,
  * `event_processor_with_jsonl_output.rs`, `@openai/codex-sdk` types, rollout `RolloutItem`s).
  *
  * @module

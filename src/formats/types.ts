@@ -14,6 +14,7 @@ import type { CostEstimator } from '../core/fold.js'
 import type { ProtocolError } from '../core/ProtocolError.js'
 import type { FormatName, RunResult } from '../core/RunResult.js'
 import type { Translator } from '../core/translator.js'
+import type { SeenRecords } from './claudeCode/seen.js'
 
 /** Options every reader takes. @since 0.1.0 */
 export interface ReaderOptions {
@@ -40,6 +41,13 @@ export interface ReaderOptions {
   readonly onEvent?: (event: SessionEvent, line: number | undefined) => void
   /** Estimates the cost of a model request whose source gives none (see `PipelineOptions.estimate`). */
   readonly estimate?: CostEstimator
+  /**
+   * Records the files of one input share (K15): pass the same set to the reader of every file of a directory, and
+   * a Claude Code transcript record that an earlier file holds too (a resumed or forked session's copy: the same
+   * record `uuid`, or `message.id` + `requestId`) counts only where it was read first. Only the Claude Code
+   * reader uses it.
+   */
+  readonly seen?: SeenRecords
 }
 
 /**

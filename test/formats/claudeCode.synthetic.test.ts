@@ -81,7 +81,8 @@ describe('K6: is_error beats subtype success', () => {
     const runs = read([
       init(),
       asst('syn-1', [text('API Error: Rate limit reached')], { error: 'rate_limit', is_api_error_message: true }, { model: '<synthetic>', usage: usage(0, 0) }),
-      result({ is_error: true, result: 'API Error: Rate limit reached', api_error_status: 429, total_cost_usd: 0, modelUsage: {} }),
+      // as Claude Code writes it (shared/corpus claude-error.jsonl): no model ran, so the result's usage is all zero
+      result({ is_error: true, result: 'API Error: Rate limit reached', api_error_status: 429, total_cost_usd: 0, modelUsage: {}, usage: usage(0, 0) }),
     ])
     expect(runs).toHaveLength(1)
     const r = last(runs)
@@ -430,7 +431,7 @@ describe('streams without a result', () => {
   })
 })
 
-describe('usage without modelUsage: assistant messages, deduped by message.id', () => {
+describe('usage without modelUsage or result usage: assistant messages, deduped by message.id', () => {
   it('copies of one message count once, with the last copy', () => {
     const r = last(
       read([
@@ -440,7 +441,7 @@ describe('usage without modelUsage: assistant messages, deduped by message.id', 
         asst('m1', [toolUse('t2', 'Read')], {}, { usage: usage(5, 48, 100, 10) }),
         toolResult('t1', 'a'),
         asst('m2', [text('done')], {}, { usage: usage(3, 7, 200, 0) }),
-        result({ result: 'done', modelUsage: {}, total_cost_usd: 0.004 }),
+        result({ result: 'done', modelUsage: {}, usage: undefined, total_cost_usd: 0.004 }),
       ]),
     )
     // m1 once (last copy: 5 / 48 / 100 / 10) + m2 (3 / 7 / 200 / 0)
@@ -451,7 +452,7 @@ describe('usage without modelUsage: assistant messages, deduped by message.id', 
     expect(r.toolCalls).toBe(2)
   })
   it('a usage object with a bad count is a diagnostic, not a crash', () => {
-    const r = last(read([init(), asst('m1', [text('x')], {}, { usage: { input_tokens: 'many', output_tokens: 1 } }), result({ modelUsage: undefined })]))
+    const r = last(read([init(), asst('m1', [text('x')], {}, { usage: { input_tokens: 'many', output_tokens: 1 } }), result({ modelUsage: undefined, usage: undefined })]))
     expect(r.diagnostics.map((d) => d.line)).toEqual([2])
     expect(r.usage.inputTokens).toBe(0)
   })

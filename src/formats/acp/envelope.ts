@@ -3,7 +3,9 @@
  *
  * **Line shapes.** A bare JSON-RPC message (`{jsonrpc, id?, method?, params?, result?, error?}`), or a capture
  * wrapper holding it under `message` or `msg`, with an optional direction (`direction` or `dir`) and time
- * (`timestamp`, `ts` or `time`: ISO-8601 text, or epoch milliseconds).
+ * (`timestamp`, `ts` or `time`: ISO-8601 text, or epoch milliseconds). Agent-side captures also write a session
+ * update without its JSON-RPC envelope, as the bare `SessionNotification` `{sessionId, update: {sessionUpdate,
+ * …}}` (bare or wrapped): it is read as the `session/update` notification it is.
  *
  * **Pairing.** A response is paired with an open request of the same `id` (numbers and strings never collide):
  * the other direction when both have one, preferred by the shape of the result (`stopReason` → a
@@ -39,12 +41,20 @@ const timeOf = (v: Obj): string | number | undefined => {
 
 const dirOf = (v: Obj): string | null => str(v['direction']) ?? str(v['dir']) ?? null
 
+/** `true` for a bare `SessionNotification`: a string `sessionId` and an `update` with a string `sessionUpdate`. */
+const isBareUpdate = (v: Obj): boolean => typeof v['sessionId'] === 'string' && isObject(v['update']) && typeof v['update']['sessionUpdate'] === 'string'
+
+/** The `session/update` notification a bare `SessionNotification` is. */
+const asNotification = (v: Obj): Obj => ({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: v['sessionId'], update: v['update'] } })
+
 /** The JSON-RPC message of a line, bare or wrapped, or `undefined` when the line holds none. @internal */
 export const unwrap = (v: unknown): Envelope | undefined => {
   if (!isObject(v)) return undefined
   const inner = isObject(v['message']) ? v['message'] : isObject(v['msg']) ? v['msg'] : undefined
   if (inner !== undefined && isJsonRpcShaped(inner)) return { msg: inner, dir: dirOf(v), time: timeOf(v) }
   if (isJsonRpcShaped(v)) return { msg: v, dir: dirOf(v), time: timeOf(v) }
+  if (inner !== undefined && isBareUpdate(inner)) return { msg: asNotification(inner), dir: dirOf(v), time: timeOf(v) }
+  if (isBareUpdate(v)) return { msg: asNotification(v), dir: dirOf(v), time: timeOf(v) }
   return undefined
 }
 

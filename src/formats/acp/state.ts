@@ -84,6 +84,8 @@ export interface AcpTurn {
   inferred: boolean
   /** The turn got its response (or was given up); it is emitted when it is finalized. */
   closed: boolean
+  /** Opened by updates of a session with no prompt in the log (a one-way, agent-side capture). */
+  implicit: boolean
   notes: AcpNotes
 }
 
@@ -96,6 +98,10 @@ export interface AcpSession {
   model: string | null
   /** The number of the session's open turn, or `null`. */
   open: number | null
+  /** A `session/prompt` request of the session was read: the log carries the client's side too. */
+  prompted: boolean
+  /** `session/load` / `session/resume` / `session/fork` requests of the session still without a response. */
+  loading: number
 }
 
 /** The ACP translator's state (plain JSON). @internal */
@@ -112,6 +118,10 @@ export interface AcpState {
   /** Diagnostics of messages outside any turn; they join the next turn emitted. */
   lobby: AcpNotes
   permissionSeq: number
+  /** The implicit turn that got the latest update (a prompt response whose request is not in the log ends it). */
+  lastImplicit: number | null
+  /** The last session any message named. */
+  lastSession: string | null
 }
 
 const Time = t.union([t.string, t.number, t.null])
@@ -140,6 +150,7 @@ const TurnCodec = t.type({
   finishReason: t.union([t.string, t.null]),
   inferred: t.boolean,
   closed: t.boolean,
+  implicit: t.boolean,
   notes: NotesCodec,
 })
 
@@ -147,7 +158,14 @@ const TurnCodec = t.type({
 export const AcpStateCodec: t.Type<AcpState, unknown> = t.type({
   sessions: t.record(
     t.string,
-    t.type({ fresh: t.boolean, costUsd: t.union([t.number, t.null]), model: t.union([t.string, t.null]), open: t.union([t.number, t.null]) }),
+    t.type({
+      fresh: t.boolean,
+      costUsd: t.union([t.number, t.null]),
+      model: t.union([t.string, t.null]),
+      open: t.union([t.number, t.null]),
+      prompted: t.boolean,
+      loading: t.number,
+    }),
   ),
   pairing: PairingCodec,
   turns: t.record(t.string, TurnCodec),
@@ -155,6 +173,8 @@ export const AcpStateCodec: t.Type<AcpState, unknown> = t.type({
   closing: t.union([t.number, t.null]),
   lobby: NotesCodec,
   permissionSeq: t.number,
+  lastImplicit: t.union([t.number, t.null]),
+  lastSession: t.union([t.string, t.null]),
 }) as unknown as t.Type<AcpState, unknown>
 
 /** A fresh state. @internal */
@@ -166,6 +186,8 @@ export const newAcpState = (): AcpState => ({
   closing: null,
   lobby: { diagnostics: [], dropped: 0 },
   permissionSeq: 0,
+  lastImplicit: null,
+  lastSession: null,
 })
 
 /** No diagnostics. @internal */
@@ -196,7 +218,7 @@ export const session = (s: AcpState, id: string): AcpSession => {
   const key = `#${id}`
   let x = s.sessions[key]
   if (x === undefined) {
-    x = { fresh: false, costUsd: null, model: null, open: null }
+    x = { fresh: false, costUsd: null, model: null, open: null, prompted: false, loading: 0 }
     s.sessions[key] = x
   }
   return x

@@ -79,6 +79,7 @@ const newTurn = (sessionId: string, sess: AcpSession): AcpTurn => ({
   finishReason: null,
   inferred: false,
   closed: false,
+  implicit: false,
   notes: emptyNotes(),
 })
 
@@ -93,6 +94,7 @@ const onRequest = (s: AcpState, msg: Obj, method: string, key: string, dir: stri
         return
       }
       const sess = session(s, sessionId)
+      sess.prompted = true
       const prev = turnOf(s, sess.open)
       if (prev !== undefined) {
         note(s, prev, line, 'a new session/prompt started before this one was answered')
@@ -152,9 +154,13 @@ const onRequest = (s: AcpState, msg: Obj, method: string, key: string, dir: stri
       remember(s, key, { method, dir }, line)
       return
     }
-    case 'session/new':
     case 'session/load':
     case 'session/resume':
+      // the updates of the session until the response replay its history: they make no run
+      if (sessionId !== undefined) session(s, sessionId).loading++
+      remember(s, key, { method, dir, ...(sessionId !== undefined ? { sessionId } : {}) }, line)
+      return
+    case 'session/new':
     case 'session/fork':
       remember(s, key, { method, dir, ...(sessionId !== undefined ? { sessionId } : {}) }, line)
       return
@@ -183,7 +189,18 @@ const onNotification = (s: AcpState, msg: Obj, method: string, line: number | un
     return
   }
   const sess = session(s, sessionId)
-  const turn = turnOf(s, sess.open)
+  s.lastSession = sessionId
+  let turn = turnOf(s, sess.open)
+  if (turn === undefined && TURN_CONTENT.has(kind) && !sess.prompted && sess.loading === 0) {
+    // an agent-side capture holds no prompt requests: the updates of a session with no prompt in the log open its
+    // turn, which the next prompt response (whose request is not in the log) ends
+    turn = newTurn(sessionId, sess)
+    turn.implicit = true
+    const n = s.nextTurn++
+    s.turns[`#${n}`] = turn
+    sess.open = n
+  }
+  if (turn?.implicit === true) s.lastImplicit = sess.open
   if (kind === 'usage_update') {
     const closing = turnOf(s, s.closing)
     const target = turn ?? (closing !== undefined && closing.sessionId === sessionId ? closing : undefined)
@@ -243,11 +260,80 @@ const onNotification = (s: AcpState, msg: Obj, method: string, line: number | un
   }
 }
 
+/** Update kinds that only a prompt turn has (the others state the session: commands, modes, titles, usage). */
+const TURN_CONTENT: ReadonlySet<string> = new Set([
+  'agent_message_chunk',
+  'agent_thought_chunk',
+  'user_message_chunk',
+  'tool_call',
+  'tool_call_update',
+  'plan',
+])
+
+/**
+ * The turn a prompt response ends when its request is not in the log (a one-way capture): the implicit turn that
+ * got the latest update, else any open implicit turn, else — in a log with no prompt request at all — a new turn
+ * with no content (of the last session named, or of none); `undefined` otherwise (a log that carries the prompts:
+ * the response answers none of them).
+ */
+const implicitTurn = (s: AcpState): { readonly n: number; readonly turn: AcpTurn } | undefined => {
+  const last = turnOf(s, s.lastImplicit)
+  if (last !== undefined && !last.closed && last.implicit) return { n: s.lastImplicit as number, turn: last }
+  for (const k of Object.keys(s.turns)) {
+    const t = s.turns[k] as AcpTurn
+    if (t.implicit && !t.closed) return { n: Number(k.slice(1)), turn: t }
+  }
+  for (const k of Object.keys(s.sessions)) if ((s.sessions[k] as AcpSession).prompted) return undefined
+  const sid = s.lastSession ?? ''
+  const sess = session(s, sid)
+  const turn = newTurn(sid, sess)
+  turn.implicit = true
+  const n = s.nextTurn++
+  s.turns[`#${n}`] = turn
+  if (sess.open === null) sess.open = n
+  return { n, turn }
+}
+
+/** A response whose result states a session (`modes`, `models`): a `session/new` / `load` / `resume` / `fork` answer. */
+const statesSession = (r: Obj): boolean => isObject(r['modes']) || isObject(r['models'])
+
+/**
+ * A response whose request is not in the log (a one-way, agent-side capture): a `PromptResponse` ends the implicit
+ * turn its updates opened; a session's setup answer (`session/load` replays history before it answers) means the
+ * implicit turns open before it were that history: they make no run.
+ */
+const unpairedResponse = (s: AcpState, msg: Obj, line: number | undefined, time: string | number | undefined): void => {
+  const r = msg['result']
+  if (!isObject(r)) return
+  if (typeof r['stopReason'] === 'string') {
+    const open = implicitTurn(s)
+    if (open === undefined) {
+      note(s, undefined, line, 'skipped a session/prompt response whose request is not in the log')
+      return
+    }
+    touch(open.turn, line, time)
+    closeWithResponse(s, open.n, open.turn, msg, line)
+    return
+  }
+  if (!statesSession(r)) return
+  const id = str(r['sessionId'])
+  const model = modelIdOf(r)
+  if (id !== undefined && model !== undefined) session(s, id).model = model
+  for (const k of Object.keys(s.turns)) {
+    const t = s.turns[k] as AcpTurn
+    if (!t.implicit || t.closed) continue
+    delete s.turns[k]
+    const sess = s.sessions[`#${t.sessionId}`]
+    if (sess !== undefined && sess.open === Number(k.slice(1))) sess.open = null
+    note(s, undefined, line, 'read the updates before a session setup response as replayed history: they make no run')
+  }
+  s.lastImplicit = null
+}
+
 const onResponse = (s: AcpState, msg: Obj, key: string | undefined, dir: string | null, line: number | undefined, time: string | number | undefined): void => {
   const req = key !== undefined ? take(s.pairing, key, dir, msg) : undefined
   if (req === undefined) {
-    const r = msg['result']
-    if (isObject(r) && typeof r['stopReason'] === 'string') note(s, undefined, line, 'skipped a session/prompt response whose request is not in the log')
+    unpairedResponse(s, msg, line, time)
     return
   }
   const result = isObject(msg['result']) ? msg['result'] : undefined
@@ -287,6 +373,10 @@ const onResponse = (s: AcpState, msg: Obj, key: string | undefined, dir: string 
     case 'session/load':
     case 'session/resume':
     case 'session/fork': {
+      if (req.method !== 'session/fork' && req.sessionId !== undefined) {
+        const sess = session(s, req.sessionId)
+        if (sess.loading > 0) sess.loading--
+      }
       if (result === undefined) return
       const id = req.method === 'session/fork' ? str(result['sessionId']) : req.sessionId
       const model = modelIdOf(result)

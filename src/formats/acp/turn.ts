@@ -64,7 +64,8 @@ export const CANCELLED: ReasonIn = { kind: 'aborted', reason: { kind: 'user' } }
 
 /** An event of the turn's session at an explicit `line` (0: between records, no line of the log). */
 const ev = <K extends KnownEventType>(type: K, data: DataIn<K>, sessionId: string, line: number | null | undefined, time?: string | number | null, recordType?: string): SessionEvent => {
-  const e = nativeEvent(type, data, { sessionId, time: time ?? undefined, recordType })
+  // '' is the session of a turn whose prompt response named none (a one-way capture without any session id)
+  const e = nativeEvent(type, data, { sessionId: sessionId === '' ? null : sessionId, time: time ?? undefined, recordType })
   ;(e as { line?: number }).line = line ?? 0
   return e
 }
@@ -87,7 +88,11 @@ export const emitDropped = (emit: Emit, sessionId: string | null, count: number)
   }
 }
 
-/** Ends a turn that got no response: suspended on an open permission, stopped on an unanswered cancel, else unfinished. @internal */
+/**
+ * Ends a turn that got no response: suspended on an open permission; with an unanswered `session/cancel`, no
+ * ending of its own (the fold reads the `turn/cancel` the turn states as the stop, inferred: K23); else unfinished.
+ * @internal
+ */
 export const abandon = (turn: AcpTurn): void => {
   const open: Array<AcpPendingItem> = []
   for (const k of Object.keys(turn.permissions)) open.push((turn.permissions[k] as AcpPermission).item)
@@ -95,8 +100,8 @@ export const abandon = (turn: AcpTurn): void => {
     turn.reason = { kind: 'suspended', pending: open }
     turn.inferred = true
   } else if (turn.cancelRequested) {
-    turn.reason = CANCELLED
-    turn.inferred = true
+    turn.reason = null
+    turn.inferred = false
   } else {
     turn.reason = turn.lastType !== null ? { kind: 'unfinished', lastEventType: turn.lastType } : { kind: 'unfinished' }
   }
@@ -117,7 +122,10 @@ export const finalize = (s: AcpState, n: number, emit: Emit): void => {
   s.lobby = emptyNotes()
   const sid = turn.sessionId
   emit(ev('session/started', {}, sid, 0))
-  emit(ev('turn/start', {}, sid, turn.firstLine, turn.firstTime, 'session/prompt'))
+  emit(ev('turn/start', {}, sid, turn.firstLine, turn.firstTime, turn.implicit ? undefined : 'session/prompt'))
+  // the client asked the agent to stop (K23): a normal stop reason that answers it is still the stop, and a turn
+  // that never answered it is stopped too — the fold's rule
+  if (turn.cancelRequested) emit(ev('turn/cancel', {}, sid, 0, null, 'session/cancel'))
   for (const k of Object.keys(turn.tools)) {
     const tool = turn.tools[k] as AcpTool
     emit(ev('tool/call', { callId: k.slice(1), name: tool.title ?? tool.kind ?? 'unknown' }, sid, 0, null, 'tool_call'))
@@ -138,8 +146,13 @@ export const finalize = (s: AcpState, n: number, emit: Emit): void => {
   emit(ev('usage/add', { usage, ...(model !== null ? { model } : {}), ...(cost !== undefined ? { costUsd: cost } : {}) }, sid, 0))
   emitNotes(emit, sid, lobby)
   emitDropped(emit, sid, turn.notes.dropped + lobby.dropped)
-  const reason = turn.reason ?? { kind: 'unfinished' }
-  emit(ev('turn/end', { reason, finishReason: turn.finishReason, inferred: turn.inferred }, sid, turn.lastLine, turn.lastTime))
+  if (turn.reason === null && turn.cancelRequested) {
+    // a cancel never answered: the turn's last record, and no ending of its own (the fold infers the stop)
+    emit(ev('source/record', {}, sid, turn.lastLine, turn.lastTime, turn.lastType ?? undefined))
+  } else {
+    const reason = turn.reason ?? { kind: 'unfinished' }
+    emit(ev('turn/end', { reason, finishReason: turn.finishReason, inferred: turn.inferred }, sid, turn.lastLine, turn.lastTime))
+  }
   emitIdle(emit)
 }
 

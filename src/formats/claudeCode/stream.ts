@@ -16,7 +16,12 @@
  * earlier run, then `turn/end` (reason of the rules below, `finishReason` = `terminal_reason` ?? `subtype`,
  * `text` = the result text, `structuredOutput`, `durationMs`) and the root idle. A further root `result` with
  * nothing in between is stated as a `turn/end` after that idle: the fold makes it a diagnostic of the closed run
- * (replay) or a note (live), K7. A `result` of another session is that child's `turn/end`.
+ * (replay) or a note (live), K7. A `result` of another session is that child's `turn/end`. A root message that is
+ * a provider error object (K25) → `assistant/chunk` and `stream/error` (`provider_error`, phase `provider`); a
+ * record repeating its message's text (K26) is stated without it; an earlier message written again → its tool
+ * calls and an `assistant/chunk`, its usage in a session that is neither root nor child (the fold replaces the
+ * copy's). A result without `modelUsage` → its `usage` as a running total (`usage/total`, counter per process).
+ * The result's `text` is the whole final message when the result holds only part of it (K19).
  *
  * @module
  * @internal
@@ -36,6 +41,7 @@ import {
   USER_MESSAGE,
   addId,
   amount,
+  anthropicBuckets,
   apiErrorMessage,
   assistantBlocks,
   badRecord,
@@ -45,6 +51,7 @@ import {
   endingError,
   failedToolResult,
   hasId,
+  joinText,
   lastBlockEvents,
   messageContent,
   messageData,
@@ -53,6 +60,8 @@ import {
   newIdSet,
   num,
   originOf,
+  providerErrorOf,
+  repeatsText,
   repeatsUsage,
   timeOf,
   unknownType,
@@ -103,10 +112,15 @@ const MAX_LATE_DENIALS = 256
 /** Models of one process whose `modelUsage` totals are remembered (as many as the fold keeps counters for). */
 const MAX_MODELS = 256
 
-/** A fatal error message that is the run's last word so far (a synthetic API-error assistant message). @internal */
+/**
+ * A fatal error that is the run's last word so far: a synthetic API-error assistant message, or a provider error
+ * object in place of the message (K25: `name` its error type, `phase` `provider`). @internal
+ */
 export interface Fatal {
   message: string
   code: string | null
+  name?: string
+  phase?: string
 }
 
 /** What the run showed before its `result`, for the ending rules. @internal */
@@ -116,6 +130,10 @@ export interface RunFlags {
   lastAssistantError: string | null
   refusalNoFallback: boolean
   fatal: Fatal | null
+  /** The type of the last content block of the last root assistant message (K18). */
+  lastBlock: string | null
+  /** A root tool_result came after the last root assistant message. */
+  resultAfter: boolean
 }
 
 /** The stream-json translator's state (plain JSON). @internal */
@@ -130,6 +148,12 @@ export interface StreamState extends RunFlags {
   gen: number
   /** The `message.id` of the last root assistant message of the open run. */
   lastRootId: string | null
+  /** The whole text of that message so far (its records' texts joined by blank lines), `null` when none (K19). */
+  lastRootText: string | null
+  /** Root message ids of the open run (a re-written earlier message is not a new turn, K26). */
+  rootIds: IdSet
+  /** The model of the open run's root messages, `null` when none, `''` when they named several. */
+  runModel: string | null
   /** The last record's type as an unfinished run names it (`assistant`, `user`, `system/<subtype>`). */
   lastType: string | null
   /** Tool-call ids counted in the open run. */
@@ -152,7 +176,7 @@ export interface StreamState extends RunFlags {
   modelCount: number
 }
 
-const FatalCodec = t.type({ message: t.string, code: t.union([t.string, t.null]) })
+const FatalCodec = t.intersection([t.type({ message: t.string, code: t.union([t.string, t.null]) }), t.partial({ name: t.string, phase: t.string })])
 const NullableString = t.union([t.string, t.null])
 
 /** io-ts codec of {@link StreamState}. @internal */
@@ -162,11 +186,16 @@ export const StreamStateCodec: t.Type<StreamState, unknown> = t.type({
   lastAssistantError: NullableString,
   refusalNoFallback: t.boolean,
   fatal: t.union([FatalCodec, t.null]),
+  lastBlock: NullableString,
+  resultAfter: t.boolean,
   told: NullableString,
   runSid: NullableString,
   processSession: NullableString,
   gen: t.number,
   lastRootId: NullableString,
+  lastRootText: NullableString,
+  rootIds: IdSetCodec,
+  runModel: NullableString,
   lastType: NullableString,
   tools: IdSetCodec,
   taskIds: IdSetCodec,
@@ -185,11 +214,16 @@ export const newStreamState = (): StreamState => ({
   lastAssistantError: null,
   refusalNoFallback: false,
   fatal: null,
+  lastBlock: null,
+  resultAfter: false,
   told: null,
   runSid: null,
   processSession: null,
   gen: 0,
   lastRootId: null,
+  lastRootText: null,
+  rootIds: newIdSet(),
+  runModel: null,
   lastType: null,
   tools: newIdSet(),
   taskIds: newIdSet(),
@@ -201,10 +235,24 @@ export const newStreamState = (): StreamState => ({
   lastUsage: null,
 })
 
-const NO_FLAGS: RunFlags = { sawInterrupt: false, lastStop: null, lastAssistantError: null, refusalNoFallback: false, fatal: null }
+const NO_FLAGS: RunFlags = {
+  sawInterrupt: false,
+  lastStop: null,
+  lastAssistantError: null,
+  refusalNoFallback: false,
+  fatal: null,
+  lastBlock: null,
+  resultAfter: false,
+}
 
 /** The `assistant/chunk` data that states a subagent's record as root run content (the process is working). */
 const SUBAGENT_CHUNK = Object.freeze({ chunk: Object.freeze({ type: 'subagent' }) })
+
+/** The `assistant/chunk` data of an earlier message written again (run content, not its answer). */
+const REPEATED_CHUNK = Object.freeze({ chunk: Object.freeze({ type: 'repeated' }) })
+
+/** The session a re-written message's usage is stated in: neither the root nor a child (the fold only replaces its usage). */
+const REPEATS = '<repeated>'
 
 // ---- ending rules ------------------------------------------------------------------------------------------
 
@@ -281,6 +329,12 @@ const bySubtype = (v: Obj, f: RunFlags, subtype: string | undefined): ReasonIn =
     return failedReason(v, 'unrecognized', f, subtype)
   }
   if (subtype === 'success' || (subtype === undefined && v['is_error'] === false && typeof v['result'] === 'string')) {
+    // K18: a success label on a turn whose model last stopped to call a tool, with no result text, is no answer
+    const text = v['result']
+    const stop = str(v['stop_reason']) ?? f.lastStop
+    if ((text === undefined || text === null || text === '') && (stop === 'tool_use' || f.lastBlock === 'tool_use')) {
+      return { kind: 'unfinished', lastEventType: f.resultAfter ? 'tool_result' : 'tool_use' }
+    }
     const cut =
       cutOffReason(str(v['stop_reason']) ?? f.lastStop) ??
       (f.lastAssistantError === 'max_output_tokens' ? 'max_tokens' : f.refusalNoFallback ? 'refusal' : undefined)
@@ -365,7 +419,12 @@ const newRun = (s: StreamState): void => {
   s.lastAssistantError = null
   s.refusalNoFallback = false
   s.fatal = null
+  s.lastBlock = null
+  s.resultAfter = false
   s.lastRootId = null
+  s.lastRootText = null
+  s.rootIds = newIdSet()
+  s.runModel = null
   s.lastType = null
   s.tools = newIdSet()
   s.taskIds = newIdSet()
@@ -390,7 +449,8 @@ const flushLateDenials = (s: StreamState, origin: Origin, emit: Emit): void => {
 const fatalError = (s: StreamState, origin: Origin, emit: Emit): void => {
   const f = s.fatal
   if (f === null) return
-  emit(nativeEvent('stream/error', { error: endingError(f.message, f.code), reason: 'provider_error' }, origin))
+  const error = f.name !== undefined ? { ...endingError(f.message, f.code), name: f.name } : endingError(f.message, f.code)
+  emit(nativeEvent('stream/error', { error, reason: 'provider_error', ...(f.phase !== undefined ? { phase: f.phase } : {}) }, origin))
 }
 
 const assistant = (s: StreamState, v: Obj, time: string | number | undefined, emit: Emit): void => {
@@ -427,20 +487,66 @@ const assistant = (s: StreamState, v: Obj, time: string | number | undefined, em
     s.runSid = sid
     tellRoot(s, emit, 'assistant')
   }
+  const providerError = providerErrorOf(msg)
+  if (providerError !== undefined) {
+    // a provider error object in place of the model's response (K25): the run's fatal word, not a model response
+    emit(nativeEvent('assistant/chunk', { chunk: { type: 'provider_error' } }, origin))
+    s.fatal = { message: providerError.message, code: providerError.code, name: providerError.name, phase: 'provider' }
+    s.lastAssistantError = null
+    flushLateDenials(s, origin, emit)
+    fatalError(s, origin, emit)
+    return
+  }
   const copy = id !== undefined && id === s.lastRootId
+  if (!copy && id !== undefined && hasId(s.rootIds, id)) {
+    // an earlier message of the run written again (K26): its tool calls count once, its usage replaces the
+    // earlier copy's, and it is neither a new turn nor the run's last message
+    assistantBlocks(msg['content'], s.tools, s.taskIds, true, origin, emit)
+    emit(nativeEvent('assistant/chunk', REPEATED_CHUNK, origin))
+    if (usage !== undefined && s.told !== null) {
+      const sc = s.told === REPEATS ? `${REPEATS}#2` : REPEATS
+      emit(nativeEvent('assistant/message', messageData(messageContent(null), usage, model, id), { sessionId: sc, recordType: 'assistant', time }))
+    }
+    flushLateDenials(s, origin, emit)
+    return
+  }
   if (!copy) {
     s.lastRootId = id ?? null
+    s.lastRootText = null
+    if (id !== undefined) addId(s.rootIds, id)
     emit(nativeEvent('turn/start', NO_DATA, origin))
   }
-  const text = assistantBlocks(msg['content'], s.tools, s.taskIds, true, origin, emit)
+  if (!synthetic) s.runModel = s.runModel === null || s.runModel === model ? model : ''
+  const found = assistantBlocks(msg['content'], s.tools, s.taskIds, true, origin, emit)
+  const newCalls = lastBlockEvents()
+  // the same record written twice (same message id and content, a new uuid, K26): its text is already the message's
+  const repeated = copy && newCalls === 0 && found !== null && repeatsText(s.lastRootText, found)
+  const text = synthetic || repeated ? null : found
+  if (text !== null) s.lastRootText = joinText(s.lastRootText, text)
   // a further copy of the message with no text and no new usage, after its tool calls (which count the record's
   // line and time), would change nothing in the fold (same message, no fatal error to clear): it is not stated
-  if (!(copy && usage === undefined && (text === null || synthetic) && s.fatal === null && lastBlockEvents() > 0)) {
-    emit(nativeEvent('assistant/message', messageData(messageContent(synthetic ? null : text, msg['content']), usage, model, id), origin))
+  if (repeated && usage === undefined) {
+    emitRecord(emit, 'assistant', time)
+    flushLateDenials(s, origin, emit)
+    return
   }
+  if (!(copy && usage === undefined && (text === null || synthetic) && s.fatal === null && newCalls > 0)) {
+    emit(nativeEvent('assistant/message', messageData(messageContent(text, msg['content']), usage, model, id), origin))
+  }
+  const content = msg['content']
+  if (!repeated && Array.isArray(content)) {
+    for (let i = content.length - 1; i >= 0; i--) {
+      const b = content[i]
+      if (isObject(b) && typeof b['type'] === 'string') {
+        s.lastBlock = b['type']
+        break
+      }
+    }
+  }
+  if (!repeated) s.resultAfter = false
   const errCode = str(v['error'])
   const apiError = v['isApiErrorMessage'] === true || v['is_api_error_message'] === true
-  s.fatal = apiError || (synthetic && errCode !== undefined) ? { message: apiErrorMessage(text), code: errCode ?? null } : null
+  s.fatal = apiError || (synthetic && errCode !== undefined) ? { message: apiErrorMessage(found), code: errCode ?? null } : null
   s.lastAssistantError = errCode ?? null
   const stop = str(msg['stop_reason'])
   if (stop !== undefined) s.lastStop = stop
@@ -477,6 +583,7 @@ const user = (s: StreamState, v: Obj, time: string | number | undefined, emit: E
       if (root) {
         emit(nativeEvent('tool/result', b['is_error'] === true ? { callId: tid, error: {} } : { callId: tid }, origin))
         results++
+        s.resultAfter = true
       }
       if (hasId(s.taskIds, tid)) {
         const reason = b['is_error'] === true ? failedToolResult(b['content']) : COMPLETED
@@ -624,6 +731,19 @@ const totals = (s: StreamState, v: Obj, origin: Origin, emit: Emit): void => {
       if (valid === 0) emit(nativeEvent('usage/set', { models: [] }, origin))
     }
   }
+  if (!byModel) {
+    // no modelUsage (Claude Code 1.0.x): the result's `usage` is the figure its total_cost_usd was computed from,
+    // a running total of the process like it, and the run's usage (the messages' sum undercounts it)
+    const u = v['usage']
+    if (u !== undefined && u !== null) {
+      const b = anthropicBuckets(u)
+      if (b === undefined || b === null) emitDiagnostic(emit, 'ignored the usage of a result: a token count is not a non-negative number')
+      else {
+        const model = s.runModel !== null && s.runModel !== '' ? s.runModel : 'unknown'
+        emit(nativeEvent('usage/total', { counter: `${s.gen}/usage`, model, usage: b }, origin))
+      }
+    }
+  }
   const rawTurns = v['num_turns']
   const turns = Number.isSafeInteger(rawTurns) && (rawTurns as number) >= 0 ? (rawTurns as number) : undefined
   if (turns === undefined && rawTurns !== undefined && rawTurns !== null) emitDiagnostic(emit, 'ignored num_turns: it is not a non-negative integer')
@@ -682,7 +802,11 @@ const result = (s: StreamState, v: Obj, time: string | number | undefined, emit:
   }
   totals(s, v, origin, emit)
   denials(s, v, origin, emit)
-  const text = v['result']
+  const written = v['result']
+  // K19: the result's text can hold only part of the final message (its last text block): the whole message is
+  // the answer then
+  const whole = s.lastRootText
+  const text = typeof written === 'string' && whole !== null && written !== whole && whole.includes(written) ? whole : written
   const so = v['structured_output']
   const dur = amount(v['duration_ms'])
   emit(

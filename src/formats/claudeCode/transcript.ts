@@ -11,7 +11,13 @@
  * answer). Sidechain records are stated in a session that is neither the root nor a child (their usage and
  * tool calls count, they never end or answer the run). A Task's tool_result → that child's `turn/end`, and the
  * `agentId` it names → `subagent/started { childSessionId: agentId, previousSessionId: callId }`. The
- * session (a record's `sessionId`) → `session/started` when it changes. Other records carry no fact.
+ * session (a record's `sessionId`) → `session/started` when it changes. A provider error object in place of a
+ * message (K25) → an `assistant/chunk` (content, not the answer, no usage); a re-written earlier message (K26) →
+ * its tool calls once and its usage in the sidechain session (the fold replaces the copy's). An ending with no
+ * answer of its own (a turn closed by a `turn_duration` / `stop_hook_summary` marker on a tool result, an
+ * `api_refusal`) is stated as an empty `assistant/message` before the `turn/end`, so the run keeps no earlier text
+ * as its response. With a shared {@link SeenRecords}, a record another file of the input holds is stated as
+ * nothing (K15). Other records carry no fact.
  *
  * @module
  * @internal
@@ -21,6 +27,7 @@ import type { PendingItem } from '../../core/RunEnding.js'
 import type { Emit } from '../../core/translator.js'
 import { BETWEEN, emitDiagnostic, emitIdle, emitRecord, nativeEvent, type Origin, type ReasonIn } from '../events.js'
 import { isObject, str, type Obj } from '../json.js'
+import type { SeenRecords } from './seen.js'
 import {
   ABORTED_BY_USER,
   COMPLETED,
@@ -41,6 +48,7 @@ import {
   endingError,
   failedToolResult,
   hasId,
+  joinText,
   jsonCopy,
   lastBlockEvents,
   messageContent,
@@ -49,6 +57,8 @@ import {
   newIdSet,
   num,
   originOf,
+  providerErrorOf,
+  repeatsText,
   repeatsUsage,
   timeOf,
   unknownType,
@@ -83,7 +93,21 @@ export const TRANSCRIPT_TYPES: ReadonlySet<string> = new Set([
 ])
 
 /** The last root fact of a run, from which its ending is inferred. */
-type FactKind = 'none' | 'prompt' | 'text' | 'tool_use' | 'thinking' | 'assistant' | 'tool_result' | 'interrupt' | 'hook' | 'api_error' | 'limit'
+type FactKind =
+  | 'none'
+  | 'prompt'
+  | 'text'
+  | 'tool_use'
+  | 'thinking'
+  | 'assistant'
+  | 'tool_result'
+  | 'interrupt'
+  | 'hook'
+  | 'api_error'
+  | 'limit'
+  | 'provider_error'
+  | 'refusal'
+  | 'hook_stop'
 
 /** How to treat sidechain records: `auto` decides from the first user/assistant record. @internal */
 export type SubagentMode = boolean | 'auto'
@@ -110,7 +134,16 @@ export interface TranscriptState {
   factCode: string | null
   factLimit: number | null
   factActual: number | null
+  /** The error type of a `provider_error` fact (K25). */
+  factName: string | null
+  /**
+   * A `system` `turn_duration` / `stop_hook_summary` record (Claude Code ≥ 2.1) came after the last root fact: the
+   * turn closed on its own (K11 markers).
+   */
+  turnClosed: boolean
   lastRootId: string | null
+  /** The text of the last root message so far (its records' texts joined by blank lines), `null` when none. */
+  lastRootText: string | null
   /** The `stop_reason` of the last root message (its copies). */
   rootStop: string | null
   /** Calls of tools that ask the person, in the last root message, still without a result. */
@@ -121,6 +154,10 @@ export interface TranscriptState {
   taskIds: IdSet
   /** The usage last stated for a message of the open run (its copies repeat it). */
   lastUsage: LastUsage | null
+  /** This file's number in the input's {@link SeenRecords} (K15), or `null` when no set is shared. */
+  seenInput: number | null
+  /** Records skipped as copies of another file of the input. */
+  copies: number
 }
 
 const NullableString = t.union([t.string, t.null])
@@ -147,23 +184,31 @@ export const TranscriptStateCodec: t.Type<TranscriptState, unknown> = t.type({
     hook: null,
     api_error: null,
     limit: null,
+    provider_error: null,
+    refusal: null,
+    hook_stop: null,
   }),
   factStop: NullableString,
   factMessage: NullableString,
   factCode: NullableString,
   factLimit: NullableNumber,
   factActual: NullableNumber,
+  factName: NullableString,
+  turnClosed: t.boolean,
   lastRootId: NullableString,
+  lastRootText: NullableString,
   rootStop: NullableString,
   pending: PendingItemsCodec,
   rootIds: IdSetCodec,
   tools: IdSetCodec,
   taskIds: IdSetCodec,
   lastUsage: LastUsageCodec,
+  seenInput: NullableNumber,
+  copies: t.number,
 }) as unknown as t.Type<TranscriptState, unknown>
 
-/** A fresh transcript state. @internal */
-export const newTranscriptState = (file: string | null, subagent: SubagentMode): TranscriptState => ({
+/** A fresh transcript state (`seenInput`: the file's number in a shared {@link SeenRecords}, K15). @internal */
+export const newTranscriptState = (file: string | null, subagent: SubagentMode, seenInput: number | null = null): TranscriptState => ({
   file,
   mode: subagent === true ? 'sub' : subagent === false ? 'main' : null,
   told: null,
@@ -177,13 +222,18 @@ export const newTranscriptState = (file: string | null, subagent: SubagentMode):
   factCode: null,
   factLimit: null,
   factActual: null,
+  factName: null,
+  turnClosed: false,
   lastRootId: null,
+  lastRootText: null,
   rootStop: null,
   pending: [],
   rootIds: newIdSet(),
   tools: newIdSet(),
   taskIds: newIdSet(),
   lastUsage: null,
+  seenInput,
+  copies: 0,
 })
 
 /** Pending questions kept for one message at most (a message asks one or two). */
@@ -229,8 +279,11 @@ const tellRoot = (s: TranscriptState, emit: Emit): void => {
   emit(nativeEvent('session/started', NO_DATA, { sessionId: id, between: true }))
 }
 
-/** The inferred ending of the open run, from its last root fact. */
-const endingReason = (s: TranscriptState): { reason: ReasonIn; finishReason: string | null } => {
+/**
+ * The inferred ending of the open run, from its last root fact. `noAnswer`: the ending keeps no text of the run's
+ * messages as its response (a turn closed on a tool result, K11; a refusal whose message the API retracted).
+ */
+const endingReason = (s: TranscriptState): { reason: ReasonIn; finishReason: string | null; noAnswer?: true } => {
   switch (s.fact) {
     case 'text': {
       const cut = cutOffReason(s.factStop)
@@ -242,7 +295,25 @@ const endingReason = (s: TranscriptState): { reason: ReasonIn; finishReason: str
         finishReason: s.factStop,
       }
     case 'tool_result':
-      return { reason: { kind: 'unfinished', lastEventType: 'tool_result' }, finishReason: null }
+      // Claude Code ≥ 2.1 closes a finished turn with `turn_duration` / `stop_hook_summary`: a turn that closed on
+      // a tool result finished on its own, without a final text (K11)
+      return s.turnClosed
+        ? { reason: COMPLETED, finishReason: null, noAnswer: true }
+        : { reason: { kind: 'unfinished', lastEventType: 'tool_result' }, finishReason: null }
+    case 'provider_error':
+      return {
+        reason: {
+          kind: 'failed',
+          reason: 'provider_error',
+          phase: 'provider',
+          error: { message: s.factMessage ?? 'provider error', ...(s.factName !== null ? { name: s.factName } : {}), ...(s.factCode !== null ? { code: s.factCode } : {}) },
+        },
+        finishReason: null,
+      }
+    case 'refusal':
+      return { reason: { kind: 'cut-off', finishReason: 'refusal' }, finishReason: 'refusal', noAnswer: true }
+    case 'hook_stop':
+      return { reason: { kind: 'aborted', reason: { kind: 'hook', ...(s.factMessage !== null ? { reason: s.factMessage } : {}) } }, finishReason: null }
     case 'interrupt':
       return { reason: ABORTED_BY_USER, finishReason: null }
     case 'api_error':
@@ -264,10 +335,20 @@ const endingReason = (s: TranscriptState): { reason: ReasonIn; finishReason: str
   }
 }
 
+/** A message with no text, which makes the run's response `null` (the fold answers with the last message's text). */
+const NO_ANSWER = Object.freeze({ message: Object.freeze({ content: Object.freeze([]) }), messageId: '<no-answer>' })
+
 /** States the open run's inferred ending (between records). */
 const emitEnding = (s: TranscriptState, emit: Emit): void => {
-  const { reason, finishReason } = endingReason(s)
+  const { reason, finishReason, noAnswer } = endingReason(s)
+  if (noAnswer === true) emit(nativeEvent('assistant/message', NO_ANSWER as never, BETWEEN))
   emit(nativeEvent('turn/end', { reason, finishReason, inferred: true }, BETWEEN))
+}
+
+/** The run's last root fact is now `fact` (a new fact reopens a turn that a marker had closed). */
+const setFact = (s: TranscriptState, fact: FactKind): void => {
+  s.fact = fact
+  s.turnClosed = false
 }
 
 const newRun = (s: TranscriptState, emit: Emit): void => {
@@ -275,6 +356,8 @@ const newRun = (s: TranscriptState, emit: Emit): void => {
   s.fact = 'none'
   s.runSid = null
   s.lastRootId = null
+  s.lastRootText = null
+  s.turnClosed = false
   s.rootStop = null
   s.pending = []
   s.rootIds = newIdSet()
@@ -344,7 +427,10 @@ const user = (s: TranscriptState, v: Obj, time: string | number | undefined, emi
   }
   const mode = decideMode(s, v)
   const side = mode === 'main' && v['isSidechain'] === true
-  const kind = userKind(v, msg)
+  let kind = userKind(v, msg)
+  // a background task reporting back starts a turn of its own, unless it comes while the model waits for its tool
+  // results (then the running turn takes it in)
+  if (kind === 'notification') kind = s.hasContent && s.fact === 'tool_use' ? 'meta' : 'prompt'
   if (!side && (kind === 'prompt' || kind === 'command') && !(mode === 'sub' && s.hasContent)) boundary(s, emit)
   const origin = originOf('user', time)
   // a record that states no run fact still counts in the run's lines and times
@@ -358,7 +444,7 @@ const user = (s: TranscriptState, v: Obj, time: string | number | undefined, emi
   switch (kind) {
     case 'prompt':
       s.hasContent = true
-      s.fact = 'prompt'
+      setFact(s, 'prompt')
       if (sid !== undefined) {
         s.runSid = sid
         tellRoot(s, emit)
@@ -366,14 +452,14 @@ const user = (s: TranscriptState, v: Obj, time: string | number | undefined, emi
       emit(nativeEvent('user/message', USER_MESSAGE, origin))
       return
     case 'interrupt':
-      s.fact = 'interrupt'
+      setFact(s, 'interrupt')
       return
     case 'hook':
-      if (s.hasContent) s.fact = 'hook'
+      if (s.hasContent) setFact(s, 'hook')
       return
     case 'tool_result':
       s.hasContent = true
-      s.fact = 'tool_result'
+      setFact(s, 'tool_result')
       if (sid !== undefined) {
         s.runSid = sid
         tellRoot(s, emit)
@@ -421,6 +507,17 @@ const assistant = (s: TranscriptState, v: Obj, time: string | number | undefined
     s.runSid = sid
     tellRoot(s, emit)
   }
+  const providerError = providerErrorOf(msg)
+  if (providerError !== undefined) {
+    // a provider error object in place of the model's response (K25): run content, never the answer; not a model
+    // response, so no priced item
+    emit(nativeEvent('assistant/chunk', { chunk: { type: 'provider_error' } }, origin))
+    setFact(s, 'provider_error')
+    s.factMessage = providerError.message
+    s.factName = providerError.name
+    s.factCode = providerError.code
+    return
+  }
   const apiError = v['isApiErrorMessage'] === true
   if (synthetic || apiError) {
     // a message Claude Code wrote itself (an API error, an interruption): run content, never the answer
@@ -430,33 +527,52 @@ const assistant = (s: TranscriptState, v: Obj, time: string | number | undefined
       const sc = sideSession(s)
       usageOnly(sc, sc === null ? origin : { sessionId: sc, recordType: 'assistant', time }, id, model, usage, emit)
     }
-    if (apiError || (text !== null && text.startsWith('API Error'))) {
-      s.fact = 'api_error'
+    if (apiError || text?.startsWith('API Error') === true) {
+      setFact(s, 'api_error')
       s.factMessage = apiErrorMessage(text)
       s.factCode = str(v['error']) ?? null
+      s.factName = null
     }
     return
   }
   const copy = id !== undefined && id === s.lastRootId
+  if (!copy && id !== undefined && hasId(s.rootIds, id)) {
+    // an earlier message of the run written again (K26): its tool calls count once, its usage replaces the
+    // earlier copy's; it is not the run's last message, so it neither answers nor ends the run
+    emitRecord(emit, 'assistant', time)
+    const sc = sideSession(s)
+    assistantBlocks(blocks, s.tools, s.taskIds, false, sc === null ? origin : { sessionId: sc, recordType: 'assistant', time }, emit)
+    if (usage !== undefined && sc !== null) usageOnly(sc, { sessionId: sc, recordType: 'assistant', time }, id, model, usage, emit)
+    return
+  }
   if (!copy) {
     if (id === undefined || addId(s.rootIds, id)) emit(nativeEvent('turn/start', NO_DATA, origin))
     s.lastRootId = id ?? null
+    s.lastRootText = null
     s.rootStop = null
     if (s.pending.length > 0) s.pending = []
   }
-  const text = assistantBlocks(blocks, s.tools, s.taskIds, false, origin, emit)
-  // a further copy of the message with no text and no new usage, after its tool calls (which count the record's
-  // line and time), would change nothing in the fold: it is not stated
-  if (!(copy && usage === undefined && text === null && lastBlockEvents() > 0)) {
+  const found = assistantBlocks(blocks, s.tools, s.taskIds, false, origin, emit)
+  const newCalls = lastBlockEvents()
+  // the same record written twice (same message id and content, a new record uuid, K26): its text is already
+  // the message's, its tool calls are counted; it adds nothing and changes no fact
+  const repeated = copy && newCalls === 0 && (found !== null ? repeatsText(s.lastRootText, found) : onlyKnownCalls(blocks))
+  const text = repeated ? null : found
+  if (text !== null) s.lastRootText = joinText(s.lastRootText, text)
+  if (copy && usage === undefined && text === null) {
+    // a further copy with nothing new (no text, no new usage) would change nothing in the fold: not stated
+    if (newCalls === 0) emitRecord(emit, 'assistant', time)
+  } else {
     emit(nativeEvent('assistant/message', messageData(messageContent(text, blocks), usage, model, id), origin))
   }
+  if (repeated) return
   const stop = str(msg['stop_reason'])
   if (stop !== undefined) s.rootStop = stop
   const last = lastObject(blocks)
   if (last === undefined) return
   const lt = last['type']
   if (lt === 'text') {
-    s.fact = 'text'
+    setFact(s, 'text')
     s.factStop = s.rootStop
   } else if (lt === 'tool_use') {
     for (let i = 0; i < blocks.length; i++) {
@@ -469,10 +585,22 @@ const assistant = (s: TranscriptState, v: Obj, time: string | number | undefined
       const input = b['input']
       s.pending.push({ id: tid, kind, toolName: name, ...(input !== undefined ? { arguments: jsonCopy(input) } : {}) })
     }
-    s.fact = 'tool_use'
+    setFact(s, 'tool_use')
     s.factStop = s.rootStop
-  } else if (lt === 'thinking' || lt === 'redacted_thinking') s.fact = 'thinking'
-  else s.fact = 'assistant'
+  } else if (lt === 'thinking' || lt === 'redacted_thinking') setFact(s, 'thinking')
+  else setFact(s, 'assistant')
+}
+
+/** `true` when the blocks hold tool calls and every one of them was already counted in the run (a repeated record). */
+const onlyKnownCalls = (blocks: ReadonlyArray<unknown>): boolean => {
+  let calls = 0
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]
+    if (!isObject(b)) continue
+    if (b['type'] !== 'tool_use' && b['type'] !== 'server_tool_use') return false
+    calls++
+  }
+  return calls > 0
 }
 
 /**
@@ -496,19 +624,74 @@ const attachment = (s: TranscriptState, v: Obj, time: string | number | undefine
   const a = v['attachment']
   if (!isObject(a) || a['type'] !== 'max_turns_reached') return
   if (v['isSidechain'] === true && s.mode !== 'sub') return
-  s.fact = 'limit'
+  setFact(s, 'limit')
   s.factLimit = num(a['maxTurns']) ?? num(a['max_turns']) ?? null
   s.factActual = num(a['turnCount']) ?? num(a['turn_count']) ?? null
 }
 
+/** Claude Code ≥ 2.1 `system` records: the turn markers (K11), an API refusal, a stop hook's summary. */
+const system = (s: TranscriptState, v: Obj, time: string | number | undefined, emit: Emit): void => {
+  emitRecord(emit, undefined, time)
+  if (!s.hasContent || (v['isSidechain'] === true && s.mode !== 'sub')) return
+  switch (v['subtype']) {
+    case 'turn_duration':
+      s.turnClosed = true
+      return
+    case 'stop_hook_summary':
+      if (v['preventedContinuation'] === true) {
+        // a Stop hook ended the session's turn: stopped by the hook (its stop reason kept)
+        const why = str(v['stopReason'])
+        setFact(s, 'hook_stop')
+        s.factMessage = why !== undefined && why.trim() !== '' ? clipped(why) : null
+      } else s.turnClosed = true
+      return
+    case 'api_refusal':
+      // the API refused the turn and retracted the message it had begun: cut off (refusal), that text no answer
+      setFact(s, 'refusal')
+      return
+    default:
+      return
+  }
+}
+
+const clipped = (x: string): string => (x.length > 2000 ? `${x.slice(0, 2000)}…` : x)
+
+const COPIED =
+  'skipped records that another file of this input holds too (the same record uuid, or message id and request id: a resumed or forked session copies them); they count in the file read first'
+
 /**
- * Translates one transcript record (an object).
+ * K15: a user or assistant record another file of the input claimed first (its `uuid`, or its `message.id` with
+ * its `requestId`) is a copy: `true` (the caller skips it). Otherwise the record's identities are claimed for this
+ * file.
+ */
+const isCopy = (s: TranscriptState, v: Obj, type: string, seen: SeenRecords): boolean => {
+  if (type !== 'user' && type !== 'assistant') return false
+  const input = s.seenInput as number
+  const uuid = str(v['uuid'])
+  const msg = v['message']
+  const mid = type === 'assistant' && isObject(msg) ? str(msg['id']) : undefined
+  const rid = mid !== undefined ? str(v['requestId']) : undefined
+  const uk = uuid !== undefined && uuid !== '' ? `u:${uuid}` : undefined
+  const mk = mid !== undefined && rid !== undefined && mid !== '' && rid !== '' ? `m:${mid}\u0000${rid}` : undefined
+  if ((uk !== undefined && seen.copied(uk, input)) || (mk !== undefined && seen.copied(mk, input))) return true
+  if (uk !== undefined) seen.claim(uk, input)
+  if (mk !== undefined) seen.claim(mk, input)
+  return false
+}
+
+/**
+ * Translates one transcript record (an object). With `seen` (the records of the other files of the same input,
+ * K15), a record another file holds too is skipped.
  * @internal
  */
-export const transcriptRecord = (s: TranscriptState, v: Obj, emit: Emit): void => {
+export const transcriptRecord = (s: TranscriptState, v: Obj, emit: Emit, seen?: SeenRecords): void => {
   const type = v['type']
   if (typeof type !== 'string') {
     emitDiagnostic(emit, 'skipped a record without a string "type"')
+    return
+  }
+  if (seen !== undefined && s.seenInput !== null && isCopy(s, v, type, seen)) {
+    if (s.copies++ === 0) emitDiagnostic(emit, COPIED)
     return
   }
   const sid = v['sessionId']
@@ -526,6 +709,9 @@ export const transcriptRecord = (s: TranscriptState, v: Obj, emit: Emit): void =
       return
     case 'attachment':
       attachment(s, v, time, emit)
+      return
+    case 'system':
+      system(s, v, time, emit)
       return
     default:
       if (TRANSCRIPT_TYPES.has(type)) emitRecord(emit, undefined, time)

@@ -2,14 +2,19 @@
  * The reader of Codex rollouts: the session files `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl` (also
  * `archived_sessions/`, and gzipped copies), one `{timestamp, type, payload}` record per line with `type`
  * `session_meta`, `response_item`, `event_msg`, `turn_context`, `compacted` or `world_state`
- * (`codex-rs` `RolloutItem`; field names as in `shared/reference/formats.md` §C2).
+ * (`codex-rs` `RolloutItem`; field names as in formats.md §C2, `docs/formats.md`).
  *
  * Runs: each `event_msg.user_message` starts a run (the `response_item` user messages also carry
  * `<environment_context>` / `<user_instructions>` records, which are not prompts, so they are not used). A
  * `task_started` (alias `turn_started`) joins the run its prompt opened when no work was recorded in between
  * (newer builds write it just before or just after the `user_message`), and otherwise starts a run of its own.
  * Records after a turn's ending and before the next prompt (late tool outputs, token counts) belong to the
- * ended run, so a run is handed out when the next run starts or at the end of the input. Live (`watch`), a run
+ * ended run, so a run is handed out when the next run starts or at the end of the input. A `user_message` that
+ * arrives while a turn runs (a `task_started` was read, and work or its prompt came since; Codex "steer", K24)
+ * belongs to that turn: the next `turn_context` of the same `turn_id` confirms it, and the turn ends at its
+ * `task_complete`; only a `task_started` / `turn_context` of another turn id shows that the message was a new
+ * turn's prompt (the turn before it never ended: its run is handed out, inferred), and a `turn_aborted` `replaced`
+ * makes it the prompt of the next run. Live (`watch`), a run
  * whose turn has ended is also handed out when the input goes quiet ({@link RolloutReader.quiet}); a record
  * that still arrives for it before the next prompt is reported through `note` (a late token count with its
  * number of tokens, which are then in no printed run: the printed run cannot change, and the next run did not
@@ -35,17 +40,30 @@
  *   after the prompt) → `unfinished` with that record's type. Tool outputs with a non-zero exit code are tool
  *   failures, not endings; `stream_error` (a retry) is not an ending either.
  *
+ * Forks (K15): a rollout whose first `session_meta` names `forked_from_id`, or that opens with a `session_meta` of
+ * another session before any turn of its own, starts with history copied from its parent (the parent's
+ * `session_meta`, prompts, answers and `token_count`s, re-stamped with the fork's creation time). The copy is no
+ * run and adds no usage: its records state nothing but their running totals, as a baseline (`usage/total` with
+ * `baseline`), so the fork's first own total is differenced from the last copied one. The copy ends at the fork
+ * point, the first record that opens the fork's own turn: a `turn_context` / `task_started` / `turn_started` whose
+ * `turn_id` is a UUID v7 no older than the fork's own id (UUID v7s carry their creation time); else a task whose
+ * `started_at` is no earlier than the fork's creation; else one of them or a `user_message` written at least a
+ * second after it; else, when no copied `session_meta` of the parent was read, the first turn record. A diagnostic
+ * counts the copied records; a fork with no turn of its own is the one `unfinished` run of an input with none.
+ *
  * Usage and cost: `token_count.info.total_token_usage` is a running total of the session. Each change of it
  * is one model response: its difference from the previous total is added to the run it falls in (one priced
  * item without cost, under the model of the latest `turn_context`), so a run's usage is its last total minus
  * the last total before it started, and the runs of a log add up exactly to its final total (SPEC §3, K11).
  * A total that goes down (a restarted counter) is a diagnostic and counts from zero. `last_token_usage` is
- * not used. Codex reports no cost: `cost.totalUsd` is null and `missing` counts the responses.
+ * not used. The model is the latest `turn_context.model`, or `thread_settings_applied.thread_settings.model` (newer
+ * builds write the model change there). Codex reports no cost: `cost.totalUsd` is null and `missing` counts the responses.
  *
  * Translation (protocol 2): `session_meta` → `session/started`; `user_message` → `user/message` (and the run's
  * one `turn/start`); `task_started` → `turn/start`; agent messages → `assistant/message`; reasoning →
  * `assistant/chunk`; tool calls → `tool/call`, their outputs and end events → `tool/result`; `token_count` →
- * `usage/total` (counter `tokens`, under the latest `turn_context` model), which the fold differences;
+ * `usage/total` (counter `tokens`, under the latest model), which the fold differences (copied history: with
+ * `baseline`, and nothing else);
  * `task_complete` / `turn_aborted` → `turn/end`; an inferred ending → a `turn/end` with `inferred`; the run
  * boundary (the next prompt, the end, or a live pause) → the root idle.
  *
@@ -145,6 +163,28 @@ export interface RolloutState {
   /** Live: the ended run was handed out early (the input went quiet) and no new run has started since. */
   handedOut: boolean
   lateNoted: boolean
+  /** The `turn_id` of the open run's turn (from `task_started` / `turn_context`), or `null`. */
+  turnId: string | null
+  /**
+   * A `user_message` arrived while the turn was running (K24): a steer of that turn unless a new turn follows (a
+   * `task_started` / `turn_context` of another turn id). `steerTime` is its time.
+   */
+  steer: boolean
+  steerTime: string | null
+  /** A `user_message` replaced the running turn (`turn_aborted` `replaced`): it is the prompt of the next run. */
+  carried: boolean
+  /**
+   * K15: `copy` while the records are history the rollout copied from its parent (a fork: `forked_from_id`, or a
+   * copied `session_meta` of another session before any turn of its own), `own` once the fork's own turns began.
+   */
+  fork: 'none' | 'copy' | 'own'
+  /** The fork's own creation: the millisecond time of its UUID v7 id, and its `session_meta` time (ms), or `null`. */
+  forkIdMs: number | null
+  forkTimeMs: number | null
+  /** A copied `session_meta` of another session was read (the parent's history is being replayed). */
+  copiedMeta: boolean
+  /** Records read as copied history. */
+  copied: number
 }
 
 /** io-ts codec of {@link RolloutState}. @internal */
@@ -164,6 +204,15 @@ export const RolloutStateCodec: t.Type<RolloutState, unknown> = t.type({
   emitted: t.number,
   handedOut: t.boolean,
   lateNoted: t.boolean,
+  turnId: t.union([t.string, t.null]),
+  steer: t.boolean,
+  steerTime: t.union([t.string, t.null]),
+  carried: t.boolean,
+  fork: t.keyof({ none: null, copy: null, own: null }),
+  forkIdMs: t.union([t.number, t.null]),
+  forkTimeMs: t.union([t.number, t.null]),
+  copiedMeta: t.boolean,
+  copied: t.number,
 }) as unknown as t.Type<RolloutState, unknown>
 
 /** A fresh rollout state. @internal */
@@ -183,6 +232,15 @@ export const newRolloutState = (live: boolean): RolloutState => ({
   emitted: 0,
   handedOut: false,
   lateNoted: false,
+  turnId: null,
+  steer: false,
+  steerTime: null,
+  carried: false,
+  fork: 'none',
+  forkIdMs: null,
+  forkTimeMs: null,
+  copiedMeta: false,
+  copied: 0,
 })
 
 const hasContent = (s: RolloutState): boolean => s.hasPrompt || s.hasTask || s.activity || s.decided
@@ -215,6 +273,9 @@ const flush = (s: RolloutState, emit: Emit): void => {
   s.lastKind = null
   s.lastError = null
   s.lastAgent = null
+  s.turnId = null
+  s.steer = false
+  s.steerTime = null
 }
 
 /**
@@ -256,7 +317,100 @@ export const rolloutQuiet = (s: RolloutState, emit: Emit): void => {
 
 /** The input ended: hands out the open run (or one `unfinished` run when the input held none). @internal */
 export const rolloutEnd = (s: RolloutState, emit: Emit): void => {
+  if (s.fork === 'copy') {
+    s.fork = 'own'
+    emitDiagnostic(emit, `the rollout holds only history copied from its parent session (a fork with no turn of its own): ${s.copied} records, no run and no usage`)
+  }
+  if (s.carried) {
+    // a message replaced the last turn and no turn of its own followed: a run of its own, unfinished
+    if (hasContent(s)) flush(s, emit)
+    s.carried = false
+    start(s, true, 'user_message', undefined, emit)
+  }
   if (hasContent(s) || s.emitted === 0) flush(s, emit)
+}
+
+/** A turn began while a steer was pending (K24): the pending message was that turn's prompt, and the turn before it is over. */
+const newTurnFromSteer = (s: RolloutState, emit: Emit): void => {
+  const time = s.steerTime ?? undefined
+  flush(s, emit)
+  start(s, true, 'user_message', time, emit)
+}
+
+// ---- forks (K15) ------------------------------------------------------------------------------------------
+
+/** The millisecond time a UUID v7 carries (its first 48 bits), or `null` when `id` is not a UUID v7. @internal */
+export const uuidV7Ms = (id: unknown): number | null => {
+  if (typeof id !== 'string' || id.length !== 36) return null
+  if (id.charCodeAt(8) !== 45 || id.charCodeAt(13) !== 45 || id.charCodeAt(14) !== 55 || id.charCodeAt(18) !== 45 || id.charCodeAt(23) !== 45) return null
+  let ms = 0
+  for (let i = 0; i < 13; i++) {
+    if (i === 8) continue
+    const c = id.charCodeAt(i)
+    const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1
+    if (d < 0) return null
+    ms = ms * 16 + d
+  }
+  return ms
+}
+
+/** Epoch milliseconds of an ISO-8601 time, or `null`. */
+const isoMs = (t: unknown): number | null => {
+  if (!looksIsoTime(t)) return null
+  const ms = Date.parse(t)
+  return Number.isFinite(ms) ? ms : null
+}
+
+/** The records from here to the fork point are history copied from the parent session (K15). */
+const beginCopy = (s: RolloutState, meta: Obj | undefined, time: string | undefined): void => {
+  s.fork = 'copy'
+  s.forkIdMs = uuidV7Ms(s.sessionId)
+  s.forkTimeMs = (meta !== undefined ? isoMs(meta['timestamp']) : null) ?? isoMs(time)
+}
+
+/**
+ * Whether a record of a forked rollout opens the fork's own turn (the fork point), in this order: a turn record
+ * (`turn_context`, `task_started`, `turn_started`) whose `turn_id` is a UUID v7 no older than the fork's own id;
+ * else a `task_started` / `turn_started` whose `started_at` (seconds) is no earlier than the fork's creation;
+ * else any of them or a `user_message` written at least a second after the fork's creation (copied records carry
+ * their original time or the fork's creation time); else a turn record when no copied `session_meta` of the
+ * parent was read (after a plain copy, the first turn record is the fork's own).
+ */
+const opensOwnTurn = (s: RolloutState, type: string, p: Obj, time: string | undefined): boolean => {
+  const prompt = type === 'event_msg' && p['type'] === 'user_message'
+  const tms = uuidV7Ms(p['turn_id'])
+  if (!prompt && tms !== null && s.forkIdMs !== null) return tms >= s.forkIdMs
+  const started = p['started_at']
+  if (!prompt && type === 'event_msg' && typeof started === 'number' && Number.isFinite(started) && s.forkTimeMs !== null) {
+    const ms = started > 1e12 ? started : started * 1000
+    return ms >= Math.floor(s.forkTimeMs / 1000) * 1000
+  }
+  const at = isoMs(time)
+  if (at !== null && s.forkTimeMs !== null && at >= s.forkTimeMs + 1000) return true
+  return !prompt && !s.copiedMeta
+}
+
+/**
+ * A record of a forked rollout before its fork point (K15): copied history, no run and no usage; its token counts
+ * only move the running total (`usage/total` with `baseline`). Returns `false` for the record that opens the fork's
+ * own turn (the copy ends there, with a diagnostic, and the record is read as usual).
+ */
+const copiedRecord = (s: RolloutState, type: string, p: Obj, time: string | undefined, emit: Emit): boolean => {
+  const pt = p['type']
+  const opener = type === 'turn_context' || (type === 'event_msg' && (pt === 'task_started' || pt === 'turn_started' || pt === 'user_message'))
+  if (opener && opensOwnTurn(s, type, p, time)) {
+    s.fork = 'own'
+    emitDiagnostic(emit, `read ${s.copied} records before the fork point as history copied from the parent session: no run, no usage`, false, time)
+    return false
+  }
+  s.copied++
+  if (type === 'session_meta') {
+    if (p['id'] !== s.sessionId) s.copiedMeta = true
+  } else if (type === 'event_msg' && pt === 'token_count') {
+    const info = p['info']
+    if (isObject(info)) tokenCount(s, info, time, emit, true)
+  }
+  return true
 }
 
 const responseItem = (s: RolloutState, p: Obj, origin: Origin, emit: Emit): void => {
@@ -297,6 +451,12 @@ const responseItem = (s: RolloutState, p: Obj, origin: Origin, emit: Emit): void
 }
 
 const start = (s: RolloutState, prompt: boolean, kind: string, time: string | undefined, emit: Emit): void => {
+  if (s.carried) {
+    // the message that replaced the previous turn is this run's prompt
+    s.carried = false
+    start(s, true, 'user_message', undefined, emit)
+    if (prompt) return
+  }
   const joins = !s.decided && !s.activity && (prompt ? !s.hasPrompt : !s.hasTask)
   if (!joins) flush(s, emit)
   const o = { time, recordType: kind }
@@ -319,6 +479,11 @@ const terminal = (s: RolloutState, pt: string, p: Obj, time: string | undefined,
   const o = { time, recordType: pt }
   const extra = d !== undefined ? { durationMs: Math.min(d, Number.MAX_SAFE_INTEGER) } : {}
   s.decided = true
+  if (s.steer) {
+    // the message sent while the turn ran belonged to it (K24), unless it replaced the turn: then it is the next prompt
+    s.steer = false
+    if (pt === 'turn_aborted' && p['reason'] === 'replaced') s.carried = true
+  }
   if (pt === 'turn_aborted') {
     const reason = p['reason']
     if (typeof reason !== 'string') {
@@ -351,8 +516,11 @@ const terminal = (s: RolloutState, pt: string, p: Obj, time: string | undefined,
   emit(nativeEvent('turn/end', { reason: { kind: 'completed' }, finishReason: pt, ...(text !== null ? { text } : {}), ...extra }, o))
 }
 
-/** A `token_count`: its running total, for the fold to difference (one priced item per change). */
-const tokenCount = (s: RolloutState, info: unknown, time: string | undefined, emit: Emit): void => {
+/**
+ * A `token_count`: its running total, for the fold to difference (one priced item per change). With `baseline`
+ * (history copied from a fork's parent, K15) it only moves the running total: it is no usage of this log.
+ */
+const tokenCount = (s: RolloutState, info: unknown, time: string | undefined, emit: Emit, baseline = false): void => {
   if (info === undefined || info === null) {
     emitRecord(emit, undefined, time)
     return
@@ -366,7 +534,7 @@ const tokenCount = (s: RolloutState, info: unknown, time: string | undefined, em
     emitDiagnostic(emit, 'skipped a token_count without a total_token_usage of token counts', s.handedOut, time)
     return
   }
-  emit(nativeEvent('usage/total', { counter: 'tokens', ...(s.model !== null ? { model: s.model } : {}), usage: toBuckets(total) }, { time }))
+  emit(nativeEvent('usage/total', { counter: 'tokens', ...(s.model !== null ? { model: s.model } : {}), usage: toBuckets(total), ...(baseline ? { baseline: true } : {}) }, { time }))
 }
 
 const event = (s: RolloutState, p: Obj, time: string | undefined, emit: Emit): void => {
@@ -378,11 +546,41 @@ const event = (s: RolloutState, p: Obj, time: string | undefined, emit: Emit): v
   const o = { time, recordType: pt }
   switch (pt) {
     case 'user_message':
-    case 'task_started':
-    case 'turn_started':
-      if (pt !== 'user_message') s.writesTaskEvents = true
-      start(s, pt === 'user_message', pt, time, emit)
+      if (s.hasTask && !s.decided && (s.activity || s.hasPrompt)) {
+        // sent while the turn runs (a Codex "steer", K24): it belongs to the running turn unless the next records
+        // show a new turn began
+        s.steer = true
+        s.steerTime = time ?? null
+        emitRecord(emit, pt, time)
+        return
+      }
+      start(s, true, pt, time, emit)
       return
+    case 'task_started':
+    case 'turn_started': {
+      s.writesTaskEvents = true
+      const tid = p['turn_id']
+      if (s.steer) {
+        s.steer = false
+        if (typeof tid === 'string' && tid === s.turnId) {
+          // the running turn's own start, written again: the message was a steer of it
+          emitRecord(emit, pt, time)
+          return
+        }
+        // a new turn: the message sent before it was its prompt (the turn before it never ended)
+        newTurnFromSteer(s, emit)
+      }
+      start(s, false, pt, time, emit)
+      if (typeof tid === 'string') s.turnId = tid
+      return
+    }
+    case 'thread_settings_applied': {
+      // the model of the following requests (their token counts are that model's)
+      const ts = p['thread_settings']
+      if (isObject(ts) && typeof ts['model'] === 'string') s.model = ts['model']
+      emitRecord(emit, undefined, time)
+      return
+    }
     case 'task_complete':
     case 'turn_complete':
     case 'turn_aborted':
@@ -466,6 +664,7 @@ export const rolloutRecord = (s: RolloutState, v: Obj, type: string, emit: Emit)
     emitDiagnostic(emit, `skipped a line of type ${type} whose payload is not an object`, false, time)
     return
   }
+  if (s.fork === 'copy' && copiedRecord(s, type, payload, time, emit)) return
   switch (type) {
     case 'event_msg':
       event(s, payload, time, emit)
@@ -478,12 +677,28 @@ export const rolloutRecord = (s: RolloutState, v: Obj, type: string, emit: Emit)
       if (s.sessionId === null && typeof id === 'string') {
         s.sessionId = id
         emit(nativeEvent('session/started', {}, { sessionId: id, time }))
+        const parent = payload['forked_from_id']
+        if (typeof parent === 'string' && parent !== '') beginCopy(s, payload, time)
+      } else if (s.fork === 'none' && typeof id === 'string' && id !== s.sessionId && s.sessionId !== null && !hasContent(s) && s.emitted === 0) {
+        // the rollout opens with another session's records: a copy of its history (K15)
+        beginCopy(s, undefined, time)
+        s.copiedMeta = true
+        s.copied++
       } else emitRecord(emit, undefined, time)
       return
     }
     case 'turn_context': {
       const m = payload['model']
       if (typeof m === 'string') s.model = m
+      const tid = payload['turn_id']
+      if (typeof tid === 'string') {
+        if (s.steer) {
+          s.steer = false
+          // the running turn's next request: the message was a steer of it (K24); another turn id: a new turn began
+          if (tid !== s.turnId) newTurnFromSteer(s, emit)
+        }
+        if (s.turnId === null && (s.hasTask || s.hasPrompt) && !s.decided) s.turnId = tid
+      }
       emitRecord(emit, undefined, time)
       return
     }

@@ -1,0 +1,61 @@
+/**
+ * Records shared by the files of one input (K15): a resumed or forked Claude Code session writes a new
+ * transcript file that repeats earlier records of the session with the same identities — the record `uuid`, and
+ * for an assistant message its `message.id` and `requestId` — so the files of one directory hold copies of one
+ * another. {@link SeenRecords} remembers which file of the input claimed each identity first; the transcript
+ * translator skips a record that another file of the same input already claimed (it is no run there and adds no
+ * usage: it was counted where it was read first).
+ *
+ * The set is shared across files only when the caller passes one (`replay` does for the files of one directory
+ * input; `ReplayOptions.seen`). A single file replayed alone cannot know that its first records are copies.
+ * It lives beside the translator state, not in it (like the fold's cost estimator), so it is never part of a
+ * checkpoint; memory is bounded by {@link SEEN_CAP} identities (the oldest are forgotten first).
+ *
+ * @module
+ */
+
+/** How many record identities a {@link SeenRecords} remembers before it forgets the oldest. @since 0.2.0 */
+export const SEEN_CAP = 262_144
+
+/**
+ * The identities (record `uuid`s, `message.id` + `requestId` pairs) that the files of one input have claimed, and
+ * which file claimed each one first. Files are numbered by {@link SeenRecords.begin}, in the order they are read.
+ * @since 0.2.0
+ */
+export class SeenRecords {
+  private readonly owner = new Map<string, number>()
+  private inputs = 0
+  private readonly cap: number
+
+  /** @param cap how many identities to remember at most (default {@link SEEN_CAP}). */
+  constructor(cap: number = SEEN_CAP) {
+    this.cap = Math.max(1, Math.floor(cap))
+  }
+
+  /** A new file of the input begins: its number (0, 1, …), used with {@link claim}. */
+  begin(): number {
+    return this.inputs++
+  }
+
+  /** `true` when `key` was claimed by another file than `input` (the record is a copy read before). */
+  copied(key: string, input: number): boolean {
+    const o = this.owner.get(key)
+    return o !== undefined && o !== input
+  }
+
+  /** Claims `key` for `input` unless a file claimed it already. */
+  claim(key: string, input: number): void {
+    if (this.owner.has(key)) return
+    if (this.owner.size >= this.cap) {
+      // a Map iterates in insertion order: its first key is the oldest
+      const oldest = this.owner.keys().next()
+      if (oldest.done !== true) this.owner.delete(oldest.value)
+    }
+    this.owner.set(key, input)
+  }
+
+  /** How many identities are remembered. */
+  get size(): number {
+    return this.owner.size
+  }
+}
