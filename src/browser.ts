@@ -76,8 +76,8 @@ export {
   hasOpenRun,
   foldEvents,
   foldRuns,
-  resumeFold,
 } from './core/fold.js'
+export { resumeFold } from './core/resumeFold.js'
 export { endingFromTurnEndReason } from './core/turnEnd.js'
 export { RunEndingCodec, FoldStateCodec, encodeFoldState, decodeFoldState } from './core/FoldStateCodec.js'
 

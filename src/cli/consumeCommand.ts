@@ -4,7 +4,7 @@
  * @module
  */
 import { parseArgs } from 'node:util'
-import { ConsumeSetupError, startConsumer, type ConsumeStats } from '../jetstream/consumer.js'
+import { ConsumeSetupError, consumeFormats, startConsumer, type ConsumeStats } from '../jetstream/consumer.js'
 import { loadNatsClients, MissingNatsClientsError, type NatsClients } from '../jetstream/clients.js'
 import { JETSTREAM_DEFAULTS } from '../jetstream/keys.js'
 import { EXIT, type CliIO } from './io.js'
@@ -13,51 +13,57 @@ import { EXIT, type CliIO } from './io.js'
 export const consumeHelp = (): string => `Usage: run-outcome consume --server nats://HOST:PORT [options]
 
 Folds agent sessions from NATS JetStream, one worker per process; start several to share the work.
-Each message on agents.<sessionId>.events carries one native event (SPEC §4). When a session's run
-ends (root idle), its RunResult JSON is put in the results bucket under <sessionId>.<n>. Each session's
-fold state is checkpointed in the state bucket; a message is acknowledged only once its effect is stored,
-so a killed worker loses nothing and nothing is applied twice. Sessions are hashed into partitions, one
-durable each (<durable>-<p>); workers share the partitions through leases in the state bucket, and take
-over a silent worker's partitions after the lease time. Missing stream, buckets and durables are
+Each message carries one record of the session's log (--format; native: one event, SPEC §4) on
+agents.<sessionId>.events, stored partitioned as agents.<p>.<sessionId>.events: give nats-server the
+mapping "agents.*.events": "agents.{{partition(P,1)}}.{{wildcard(1)}}.events" (or publish the
+partitioned subject yourself). When a session's run ends, its RunResult JSON is created in the results
+bucket under <sessionId>.<n>. Sessions live in memory; each partition is snapshotted about every second
+in the snapshots stream and acknowledged up to there, so a killed worker loses nothing and nothing is
+applied twice. Workers share the partitions through leases in the state bucket and take over a silent
+worker's partitions after the lease time, from the last snapshot. Missing streams and buckets are
 created; existing ones are used as they are. Stops cleanly on SIGTERM or Ctrl-C. See docs/scale-out.md.
 
 Options:
-  --server URL           NATS server URL(s), comma-separated (default: $NATS_URL)
-  --stream NAME          stream of the events (default ${JETSTREAM_DEFAULTS.stream})
-  --subjects PATTERN     subject pattern, one '*' for the session id (default '${JETSTREAM_DEFAULTS.subjects}')
-  --durable NAME         prefix of the partitions' durables (default ${JETSTREAM_DEFAULTS.durable}: ${JETSTREAM_DEFAULTS.durable}-0, …)
-  --results BUCKET       KV bucket of the results (default ${JETSTREAM_DEFAULTS.results})
-  --state BUCKET         KV bucket of the checkpoints (default ${JETSTREAM_DEFAULTS.state})
-  --format native        the event format (only native: its fold state is checkpointable)
-  --partitions N         partitions of the sessions, at least the number of workers you will run;
-                         pinned by the first worker, every worker must use the same (default ${JETSTREAM_DEFAULTS.partitions})
-  --lease SECONDS        a silent worker's partitions are taken over after this (default ${JETSTREAM_DEFAULTS.leaseSeconds})
-  --ack-wait SECONDS     redelivery delay of unacknowledged messages, for durables created now (default ${JETSTREAM_DEFAULTS.ackWaitSeconds})
-  --max-ack-pending N    unacknowledged messages per durable, for durables created now (default ${JETSTREAM_DEFAULTS.maxAckPending})
-  --replicas N           replicas of a stream or bucket created now (default 1)
-  --batch N              messages folded per batch (default ${JETSTREAM_DEFAULTS.batch})
-  --progress SECONDS     progress line interval on stderr; 0 for none (default 5)
-  -h, --help             show this help
+  --server URL             NATS server URL(s), comma-separated (default: $NATS_URL)
+  --format NAME            the records' format: ${consumeFormats().join(', ')} (default native)
+  --stream NAME            stream of the events (default ${JETSTREAM_DEFAULTS.stream})
+  --subjects PATTERN       publishers' subject pattern, one '*' for the session id (default '${JETSTREAM_DEFAULTS.subjects}')
+  --durable NAME           prefix of the partitions' consumers and leases (default ${JETSTREAM_DEFAULTS.durable})
+  --results BUCKET         KV bucket of the results (default ${JETSTREAM_DEFAULTS.results})
+  --state BUCKET           KV bucket of the leases and heartbeats (default ${JETSTREAM_DEFAULTS.state})
+  --snapshots STREAM       stream of the partitions' snapshots (default ${JETSTREAM_DEFAULTS.snapshots})
+  --partitions N           partitions of the sessions, at least the number of workers you will run; the
+                           server's mapping uses the same N; pinned by the first worker (default ${JETSTREAM_DEFAULTS.partitions})
+  --lease SECONDS          a silent worker's partitions are taken over after this (default ${JETSTREAM_DEFAULTS.leaseSeconds})
+  --snapshot SECONDS       interval of a partition's snapshots (default ${JETSTREAM_DEFAULTS.snapshotSeconds})
+  --ack-wait SECONDS       redelivery delay of the partitions' consumers (default ${JETSTREAM_DEFAULTS.ackWaitSeconds})
+  --max-ack-pending N      unacknowledged messages per partition (default ${JETSTREAM_DEFAULTS.maxAckPending})
+  --max-session-bytes N    bound of one session's checkpoint; past it the run is closed with a
+                           diagnostic and the session's fold restarts (default ${JETSTREAM_DEFAULTS.maxSessionBytes})
+  --replicas N             replicas of a stream or bucket created now (default 1; 3 on a cluster)
+  --batch N                pulls ask for 8×N messages, refilled when 4×N are left (default ${JETSTREAM_DEFAULTS.batch})
+  --progress SECONDS       progress line interval on stderr; 0 for none (default 5)
+  -h, --help               show this help
 
 Exit status: 0 stopped by a signal; 2 usage error, missing NATS client packages, server unreachable,
-or the connection lost.
+the connection lost, or a partition folded with another --format.
 
 Examples:
-  nats-server -js -sd /tmp/js &
+  nats-server -js -sd /tmp/js -c mapping.conf &
   run-outcome consume --server nats://127.0.0.1:4222
-  run-outcome consume --server nats://n1:4222,nats://n2:4222 --replicas 3 --partitions 8
+  run-outcome consume --format claude-code --server nats://n1:4222,nats://n2:4222 --replicas 3 --partitions 8
 `
 
 const formatStats = (s: ConsumeStats, final: boolean): string =>
   `run-outcome consume: ${final ? 'stopped after ' : ''}${s.events} events (${s.eventsPerSecond}/s${final ? ' average' : ''}), ` +
   `${final ? '' : `partitions [${s.partitions.join(',')}] of ${s.partitionCount}, `}` +
-  `${s.openSessions} open sessions, ${s.resultsWritten} results written, ${s.protocolErrors} protocol errors, ` +
-  `${s.duplicates} duplicates skipped, ${s.streamReads} stream reads, ${s.conflicts} conflicts, ${s.retried} retried\n`
+  `${s.sessions} sessions, ${s.openSessions} open, ${s.resultsWritten} results written, ${s.protocolErrors} protocol errors, ` +
+  `${s.commits} snapshots, ${s.resyncs} resyncs${s.restartedSessions > 0 ? `, ${s.restartedSessions} sessions restarted (too large)` : ''}${s.skipped > 0 ? `, ${s.skipped} skipped` : ''}\n`
 
 const number = (text: string | undefined, what: string, min: number): number | string | undefined => {
   if (text === undefined) return undefined
   const n = Number(text)
-  if (text.trim() === '' || !Number.isFinite(n) || n < min) return `--${what} takes a number${min > 0 ? ' above 0' : ' (0 or more)'}`
+  if (text.trim() === '' || !Number.isFinite(n) || n < min) return `--${what} takes a number${min > 1 ? ` of at least ${min}` : min > 0 ? ' above 0' : ' (0 or more)'}`
   return n
 }
 
@@ -81,6 +87,9 @@ export const makeConsumeCommand =
           durable: { type: 'string' },
           results: { type: 'string' },
           state: { type: 'string' },
+          snapshots: { type: 'string' },
+          snapshot: { type: 'string' },
+          'max-session-bytes': { type: 'string' },
           format: { type: 'string', default: 'native' },
           partitions: { type: 'string' },
           lease: { type: 'string' },
@@ -105,16 +114,16 @@ export const makeConsumeCommand =
       io.stderr.write(`run-outcome consume: ${m}\nTry 'run-outcome consume --help'.\n`)
       return EXIT.usage
     }
-    if (v.format !== 'native') {
-      return usage(
-        `--format ${String(v.format).slice(0, 40)} is not supported: consume checkpoints the native fold's state after each event, and only the native format's state is serializable; convert vendor logs with replay instead`,
-      )
+    if (!consumeFormats().includes(v.format)) {
+      return usage(`--format ${String(v.format).slice(0, 40)} is not a format consume reads (one of: ${consumeFormats().join(', ')})`)
     }
     const server = v.server ?? io.env['NATS_URL']
     if (server === undefined || server.trim() === '') return usage('give the NATS server with --server nats://HOST:PORT (or set NATS_URL)')
     const nums: Record<string, number | undefined> = {}
     for (const [key, min] of [
       ['ack-wait', 0.001],
+      ['snapshot', 0.01],
+      ['max-session-bytes', 1024],
       ['partitions', 1],
       ['lease', 0.3],
       ['max-ack-pending', 1],
@@ -145,6 +154,10 @@ export const makeConsumeCommand =
           ...(v.durable !== undefined ? { durable: v.durable } : {}),
           ...(v.results !== undefined ? { results: v.results } : {}),
           ...(v.state !== undefined ? { state: v.state } : {}),
+          ...(v.snapshots !== undefined ? { snapshots: v.snapshots } : {}),
+          format: v.format,
+          ...(nums['snapshot'] !== undefined ? { snapshotMs: nums['snapshot'] * 1000 } : {}),
+          ...(nums['max-session-bytes'] !== undefined ? { maxSessionBytes: nums['max-session-bytes'] } : {}),
           ...(nums['ack-wait'] !== undefined ? { ackWaitMs: nums['ack-wait'] * 1000 } : {}),
           ...(nums['partitions'] !== undefined ? { partitions: nums['partitions'] } : {}),
           ...(nums['lease'] !== undefined ? { leaseMs: nums['lease'] * 1000 } : {}),

@@ -11,7 +11,12 @@ export interface TextSink {
   write(chunk: string): unknown
   readonly isTTY?: boolean
   readonly columns?: number
+  /** `true` once the reader has gone (a closed pipe: `| head`): later writes are dropped, `watch` stops following. */
+  readonly closed?: boolean
 }
+
+/** The signals a command can take over (`watch` prints the open run on each). @since 0.2.0 */
+export type Signal = 'SIGINT' | 'SIGTERM' | 'SIGHUP'
 
 /** What the CLI reads and writes. @since 0.1.0 */
 export interface CliIO {
@@ -19,8 +24,11 @@ export interface CliIO {
   readonly stdout: TextSink
   readonly stderr: TextSink
   readonly env: Readonly<Record<string, string | undefined>>
-  /** Registers a handler for Ctrl-C / SIGTERM; returns a function that removes it. Absent in tests. */
-  readonly onSignal?: (signal: 'SIGINT' | 'SIGTERM', handler: () => void) => () => void
+  /**
+   * Registers a handler for Ctrl-C (SIGINT), SIGTERM or SIGHUP; returns a function that removes it. Absent in
+   * tests. Without a handler, the executable finishes the output in flight and ends by the signal.
+   */
+  readonly onSignal?: (signal: Signal, handler: () => void) => () => void
 }
 
 /** Exit statuses (SPEC §1): 0 every run answered or accepted; 1 some run ended otherwise; 2 usage or input error; 3 protocol error. @since 0.1.0 */

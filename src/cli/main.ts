@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { commands } from './commands.js'
 import { EXIT, type CliIO } from './io.js'
+import { forTerminal } from './sanitize.js'
 
 /** The package's version, read from its package.json (one source for `--version`). @since 0.2.0 */
 export const VERSION: string = (() => {
@@ -50,7 +51,7 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO): Promise<numb
       if (first === 'help' && rest[0] !== undefined) {
         const c = commandOf(rest[0])
         if (c !== undefined) return await c.run(['--help'], io)
-        io.stderr.write(`run-outcome: unknown command "${rest[0].slice(0, 40)}". Commands: ${Object.keys(commands).join(', ')}.\n`)
+        io.stderr.write(`run-outcome: unknown command "${forTerminal(rest[0].slice(0, 40))}". Commands: ${Object.keys(commands).join(', ')}.\n`)
         return EXIT.usage
       }
       io.stdout.write(mainHelp())
@@ -63,12 +64,12 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO): Promise<numb
     }
     const command = commandOf(first)
     if (command === undefined) {
-      io.stderr.write(`run-outcome: unknown command "${first.slice(0, 40)}". Commands: ${Object.keys(commands).join(', ')}.\nTry 'run-outcome --help'.\n`)
+      io.stderr.write(`run-outcome: unknown command "${forTerminal(first.slice(0, 40))}". Commands: ${Object.keys(commands).join(', ')}.\nTry 'run-outcome --help'.\n`)
       return EXIT.usage
     }
     return await command.run(rest, io)
   } catch (e) {
-    io.stderr.write(`run-outcome: internal error: ${e instanceof Error ? e.message.slice(0, 200) : 'unknown'}\n`)
+    io.stderr.write(`run-outcome: internal error: ${e instanceof Error ? forTerminal(String(e.message).slice(0, 200)) : 'unknown'}\n`)
     return EXIT.usage
   }
 }

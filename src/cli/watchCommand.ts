@@ -3,38 +3,54 @@
  * each run's result the moment it ends.
  * @module
  */
+import { constants, createReadStream, open as openFd } from 'node:fs'
 import { open, stat } from 'node:fs/promises'
+import { Socket } from 'node:net'
 import { isSuccess } from '../core/RunEnding.js'
 import type { RunResult } from '../core/RunResult.js'
 import { formats } from '../formats/index.js'
 import { QUIET_MS, type LineReader } from '../formats/types.js'
 import { ReplayError, replayStream } from '../node/replay.js'
 import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
+import { LINE_CAP_TEXT } from '../io/lines.js'
 import { EXIT, safeJson, worst, type CliIO } from './io.js'
+import { forTerminal } from './sanitize.js'
 import { colorEnabled, makeStyle } from './style.js'
 import { durationText, formatRun, num, oneLine } from './summary.js'
+
+/** `--poll` range, ms: often enough to feel live, rarely enough not to busy-poll. @since 0.2.0 */
+export const POLL_RANGE = { min: 10, max: 60_000 } as const
 
 /** Help text of `watch`. @since 0.1.0 */
 export const watchHelp = (): string => `Usage: run-outcome watch [FILE|-] [options]
 
 Follows a live agent stream and prints each run's result as soon as it ends (not at EOF).
-Reads standard input by default (a pipe), or follows a growing FILE like 'tail -f'.
+Reads standard input by default (a pipe), or follows a growing FILE like 'tail -F'; a named
+pipe, /dev/stdin or <(command) is read as a stream, to its end.
 While it waits, a one-line status (turns, tool calls, tokens, cost, elapsed time, current
-activity) is shown on stderr when stderr is a terminal. Ctrl-C prints what is known so far
-as an unfinished run.
+activity) is shown on stderr when stderr is a terminal, and erased when watch ends.
+
+Ctrl-C (or SIGTERM, SIGHUP) stops reading and prints the run still open as the records so far
+show it, as replay would print the same records: unfinished when they hold no ending, or, for
+logs that write no ending record (Claude Code transcripts), the ending inferred from the last
+records, marked (inferred). A second Ctrl-C ends at once. watch also ends when the reader of
+its output has gone (| head).
 
 A Codex rollout's run is printed once its task_complete (or turn_aborted) has arrived and the
 input pauses (${QUIET_MS} ms on a pipe, that plus two --poll intervals on a followed file);
 records of it that come later are noted on stderr. Logs that write no ending record per run
 (Claude Code transcripts, Codex 0.40 rollouts) show each run when the next prompt starts,
 since only then is its ending known. A followed file that is truncated or replaced is read
-again from its start; one that is removed is waited for.
+again from its start; one that is removed is waited for; one replaced by a directory ends
+watch (the open run is printed, exit 2). A line over ${LINE_CAP_TEXT} is skipped
+with a note naming its line and size.
 
 Options:
   --format F       auto (default) or one of: ${formats.map((f) => f.name).join(', ')}
   --json           print one JSON object per run (JSONL)
   --accept KIND    also count this ending kind as success for the exit status (repeatable)
-  --poll MS        how often to check a followed file for new data (default 250)
+  --poll MS        how often to check a followed file for new data (default 250,
+                   ${POLL_RANGE.min} to ${POLL_RANGE.max.toLocaleString('en-US')})
   -h, --help       show this help
 
 Exit status: as replay (0 every run answered or accepted, 1 otherwise, 2 usage/input error,
@@ -48,10 +64,22 @@ Examples:
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 
+/** Names of this process's standard input. */
+const STDIN_PATH = /^\/(?:dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/
+
+/** A path as it may be printed: control characters shown as escapes (cli/sanitize.ts). */
+const display = (p: string): string => forTerminal(p)
+
+/** The followed path is no longer a regular file (replaced by a directory, a pipe, …): following it ends. */
+class NotAFile extends Error {
+  override readonly name = 'NotAFile'
+}
+
 /**
  * Follows a growing file like `tail -F`: yields new bytes as they are appended, until `stopped()` says so.
  * A file truncated in place, or replaced by another (a new inode under the same path, as a write-then-rename
  * does), is read again from its start; a removed file is waited for. Each such event is reported to `onNote`.
+ * A path replaced by something that is not a regular file (a directory) ends the iteration with `NotAFile`.
  */
 async function* follow(
   path: string,
@@ -75,10 +103,12 @@ async function* follow(
       }
       const now = await stat(path).catch(() => null)
       if (now === null) {
-        if (!missing) onNote(`${path} was removed; waiting for it to come back (Ctrl-C to stop)`)
+        if (!missing) onNote(`${display(path)} was removed; waiting for it to come back (Ctrl-C to stop)`)
         missing = true
       } else if (now.ino !== ino) {
-        // replaced: read the new file from its start (what is left of the old one was read above)
+        // replaced: read the new file from its start (what is left of the old one was read above); a path that
+        // is now a directory or a pipe cannot be followed (opening a pipe would block until a writer comes)
+        if (!now.isFile()) throw new NotAFile(`it was replaced by ${now.isDirectory() ? 'a directory' : 'something that is not a regular file'}; watch follows a file`)
         const next = await open(path, 'r').catch(() => null)
         if (next !== null) {
           await handle.close()
@@ -86,13 +116,13 @@ async function* follow(
           ino = (await handle.stat()).ino
           position = 0
           missing = false
-          onNote(`${path} was replaced by a new file; reading it from its start`)
+          onNote(`${display(path)} was replaced by a new file; reading it from its start`)
           continue
         }
       } else if (now.size < position) {
         position = 0
         missing = false
-        onNote(`${path} was truncated; reading it again from its start`)
+        onNote(`${display(path)} was truncated; reading it again from its start`)
         continue
       }
       await new Promise<void>((resolve) => {
@@ -109,25 +139,96 @@ async function* follow(
   }
 }
 
-/** Wraps a source so that it ends as soon as `stop` is called, even while a read is pending. */
-const stoppable = (source: AsyncIterable<Uint8Array | string>): { iterable: AsyncIterable<Uint8Array | string>; stop: () => void } => {
-  let stopper: (() => void) | null = null
-  const stopped = new Promise<IteratorResult<Uint8Array | string>>((resolve) => {
-    stopper = () => resolve({ done: true, value: undefined })
-  })
+/**
+ * A named pipe, `/dev/stdin` or `<(…)` read as a stream, to its end (no positional reads: they fail with
+ * `ESPIPE` on a pipe). A FIFO is opened without blocking, so Ctrl-C works before any writer has come.
+ */
+const streamOf = async (path: string, fifo: boolean): Promise<{ readonly source: AsyncIterable<Uint8Array | string>; readonly close: () => void }> => {
+  if (fifo) {
+    // a raw descriptor, not a FileHandle: the socket owns and closes it (a FileHandle would close it again when
+    // collected, and that EBADF ends the process)
+    const fd = await new Promise<number>((resolve, reject) => {
+      openFd(path, constants.O_RDONLY | constants.O_NONBLOCK, (err, n) => (err === null ? resolve(n) : reject(err)))
+    })
+    const socket = new Socket({ fd, readable: true, writable: false })
+    return { source: socket, close: () => socket.destroy() }
+  }
+  const stream = createReadStream(path, { highWaterMark: 256 * 1024 })
+  return { source: stream, close: () => stream.destroy() }
+}
+
+/**
+ * Wraps a source so that it ends as soon as `stop` is called, even while a read is pending, and so that a
+ * read error after some input ends it too (kept in `failure`, for the caller to report once the open run is
+ * printed; an error before any input is passed on: there is no run to print). Each read races only with its own
+ * stop (a never-settling promise raced per read would keep every chunk alive).
+ */
+const stoppable = (
+  source: AsyncIterable<Uint8Array | string>,
+): { iterable: AsyncIterable<Uint8Array | string>; stop: () => void; readonly failure: () => unknown } => {
+  let stopNow: (() => void) | null = null
+  let stopped = false
+  let failure: unknown
+  let any = false
+  // a read that fails because we stopped (stdin destroyed: "Premature close") is no failure
+  let stopRequested = false
   const it = source[Symbol.asyncIterator]()
+  const done: IteratorResult<Uint8Array | string> = { done: true, value: undefined }
   return {
     iterable: {
       [Symbol.asyncIterator]: () => ({
-        next: () => Promise.race([it.next(), stopped]),
+        next: () =>
+          stopped
+            ? Promise.resolve(done)
+            : new Promise<IteratorResult<Uint8Array | string>>((resolve, reject) => {
+                stopNow = () => resolve(done)
+                it.next().then(
+                  (r) => {
+                    stopNow = null
+                    if (r.done !== true) any = true
+                    resolve(r)
+                  },
+                  (e: unknown) => {
+                    stopNow = null
+                    stopped = true
+                    if (stopRequested) {
+                      resolve(done)
+                      return
+                    }
+                    if (!any) {
+                      reject(e)
+                      return
+                    }
+                    failure ??= e
+                    resolve(done)
+                  },
+                )
+              }),
         return: async () => {
-          void it.return?.()
-          return { done: true, value: undefined }
+          stopped = true
+          void Promise.resolve(it.return?.()).catch(() => {})
+          return done
         },
       }),
     },
-    stop: () => stopper?.(),
+    stop: () => {
+      stopRequested = true
+      stopped = true
+      stopNow?.()
+      stopNow = null
+    },
+    failure: () => failure,
   }
+}
+
+/** Why reading failed, in words (never an echo of input). */
+const readFailure = (e: unknown): string => {
+  if (e instanceof NotAFile) return e.message
+  const code = (e as { code?: unknown } | null)?.code
+  if (code === 'EISDIR') return 'cannot read it: is a directory'
+  if (code === 'EACCES') return 'cannot read it: permission denied'
+  if (code === 'ENOENT') return 'cannot read it: it was removed'
+  return `the stream failed: ${e instanceof Error ? oneLine(e.message, 120) : 'read error'}`
 }
 
 /** Runs `watch`; returns the exit status. Never throws. @since 0.1.0 */
@@ -148,14 +249,33 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   const accept = checkAccept('watch', v.accept, io)
   if (accept === undefined) return EXIT.usage
   const pollMs = Number(v.poll)
-  if (!Number.isFinite(pollMs) || pollMs < 10) {
-    io.stderr.write('run-outcome watch: --poll takes milliseconds (10 or more)\n')
+  if (!Number.isFinite(pollMs) || pollMs < POLL_RANGE.min || pollMs > POLL_RANGE.max) {
+    io.stderr.write(`run-outcome watch: --poll takes milliseconds, from ${POLL_RANGE.min} to ${POLL_RANGE.max}\n`)
     return EXIT.usage
   }
   const input = parsed.positionals[0] ?? '-'
   if (input === '-' && io.stdin.isTTY === true) {
     io.stderr.write(`run-outcome watch: nothing is piped in. Pipe an agent's output into it, e.g.\n  claude -p "…" --output-format stream-json --verbose | run-outcome watch\nor give a log file to follow.\n`)
     return EXIT.usage
+  }
+
+  // a path: a regular file is followed; a named pipe, /dev/stdin or <(…) is read as a stream
+  let kind: 'stdin' | 'file' | 'fifo' | 'stream' = 'stdin'
+  if (input !== '-') {
+    try {
+      const st = await stat(input)
+      if (st.isDirectory()) {
+        io.stderr.write(`run-outcome watch: ${display(input)} is a directory; watch follows one log (use 'run-outcome stats ${display(input)}')\n`)
+        return EXIT.usage
+      }
+      // our own standard input named as a path (/dev/stdin, /dev/fd/0): read as stdin unless it is a file to follow
+      // (a socket on fd 0 cannot be opened again through its name)
+      kind = st.isFile() ? 'file' : STDIN_PATH.test(input) ? 'stdin' : st.isFIFO() ? 'fifo' : 'stream'
+    } catch (e) {
+      const code = (e as { code?: unknown }).code
+      io.stderr.write(`run-outcome watch: cannot read ${display(input)}: ${code === 'EACCES' ? 'permission denied' : 'no such file or directory'}\n`)
+      return EXIT.usage
+    }
   }
 
   const style = makeStyle(colorEnabled(io.stdout, io.env))
@@ -173,19 +293,27 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       statusShown = false
     }
   }
+  /** The reader of our output has gone (`| head`): nothing more can be shown, so stop following. */
+  const outputGone = (): boolean => io.stdout.closed === true
+  let onStop: () => void = () => {}
   const print = (r: RunResult): void => {
     count++
     code = worst(code, isSuccess(r.ending, { accept }) ? EXIT.ok : EXIT.notSuccess)
     clearStatus()
     io.stdout.write(v.json ? `${safeJson(r as unknown as Record<string, unknown>)}\n` : formatRun(r, `run ${count}`, style))
+    if (outputGone()) onStop()
   }
   let frame = 0
-  // the prompt side in one figure, with the cached part named, so it adds up to the result's buckets
+  // "in" means what it means in the result block: input not served from cache; the cache is named beside it
   const inTokens = (u: RunResult['usage']): string => {
     const cached = u.cacheReadTokens + u.cacheWriteTokens
-    return `${num(u.inputTokens + cached)} in${cached > 0 ? ` (${num(cached)} cache)` : ''}`
+    return `${num(u.inputTokens)} in${cached > 0 ? ` + ${num(cached)} cache` : ''}`
   }
   const drawStatus = (): void => {
+    if (outputGone()) {
+      onStop()
+      return
+    }
     if (!live || interrupted) return
     const snap = reader?.snapshot?.()
     const elapsed = durationText(Date.now() - started)
@@ -196,83 +324,84 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       const u = snap.usage
       const activity = snap.ending.kind === 'unfinished' && snap.ending.lastEventType !== undefined ? ` · last: ${oneLine(snap.ending.lastEventType, 30)}` : ''
       const plural = (n: number, word: string): string => `${num(n)} ${word}${n === 1 ? '' : 's'}`
-      text = `${spin} run ${count + 1} · ${plural(snap.turns, 'turn')} · ${plural(snap.toolCalls, 'tool call')} · ${inTokens(u)} / ${num(u.outputTokens)} out tokens · ${snap.cost.totalUsd === null ? 'cost so far unknown' : `$${snap.cost.totalUsd.toFixed(4)}`} · ${elapsed}${activity}`
+      const cost = snap.cost.totalUsd === null ? 'cost so far unknown' : `${snap.cost.estimated === true ? '~' : ''}$${snap.cost.totalUsd.toFixed(4)}`
+      text = `${spin} run ${count + 1} · ${plural(snap.turns, 'turn')} · ${plural(snap.toolCalls, 'tool call')} · ${inTokens(u)} / ${num(u.outputTokens)} out tokens · ${cost} · ${elapsed}${activity}`
     }
     const width = (io.stderr.columns ?? 100) - 1
     io.stderr.write(`\r\x1b[K${errStyle.dim(text.length > width ? `${text.slice(0, width - 1)}…` : text)}`)
     statusShown = true
   }
-  const timer = live ? setInterval(drawStatus, 200) : undefined
+  // the status line on a terminal; otherwise a slower check that the output's reader is still there
+  const timer = setInterval(drawStatus, live ? 200 : 1000)
 
   const wake: { resolve: (() => void) | null } = { resolve: null }
-  let isFile = false
-  if (input !== '-') {
-    try {
-      const st = await stat(input)
-      if (st.isDirectory()) {
-        io.stderr.write(`run-outcome watch: ${input} is a directory; watch follows one log (use 'run-outcome stats ${input}')\n`)
-        if (timer) clearInterval(timer)
-        return EXIT.usage
-      }
-      isFile = true
-    } catch {
-      io.stderr.write(`run-outcome watch: cannot read ${input}: no such file or directory\n`)
-      if (timer) clearInterval(timer)
-      return EXIT.usage
-    }
-  }
   const noteLine = (message: string): void => {
     clearStatus()
-    io.stderr.write(`run-outcome watch: ${message}\n`)
+    io.stderr.write(`run-outcome watch: ${forTerminal(message)}\n`)
   }
-  const raw: AsyncIterable<Uint8Array | string> = isFile ? follow(input, pollMs, () => interrupted, wake, noteLine) : io.stdin
+  let closeStream: (() => void) | undefined
+  let raw: AsyncIterable<Uint8Array | string>
+  try {
+    if (kind === 'file') raw = follow(input, pollMs, () => interrupted, wake, noteLine)
+    else if (kind === 'fifo' || kind === 'stream') {
+      const s = await streamOf(input, kind === 'fifo')
+      raw = s.source
+      closeStream = s.close
+    } else raw = io.stdin
+  } catch (e) {
+    clearInterval(timer)
+    const why = (e as { code?: unknown }).code === 'EACCES' ? 'permission denied' : 'not readable'
+    io.stderr.write(`run-outcome watch: cannot read ${display(input)}: ${why}\n`)
+    return EXIT.usage
+  }
   const source = stoppable(raw)
-  const onStop = (): void => {
+  onStop = (): void => {
     if (interrupted) return
     interrupted = true
     wake.resolve?.()
     source.stop()
+    closeStream?.()
     const destroy = (io.stdin as { destroy?: () => void }).destroy
-    if (!isFile && typeof destroy === 'function') destroy.call(io.stdin)
+    if (kind === 'stdin' && typeof destroy === 'function') destroy.call(io.stdin)
   }
-  const unhook = [io.onSignal?.('SIGINT', onStop), io.onSignal?.('SIGTERM', onStop)]
+  const unhook = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => io.onSignal?.(sig, onStop))
 
   try {
     const outcome = await replayStream(source.iterable, print, {
       format,
-      file: isFile ? input : null,
+      file: kind === 'stdin' ? null : input,
       live: true,
       // a followed file arrives at poll ticks: a pause must outlast the poll interval to be one
-      quietMs: isFile ? QUIET_MS + 2 * pollMs : QUIET_MS,
-      note: (line, message) => {
-        clearStatus()
-        io.stderr.write(`run-outcome watch: ${line !== undefined ? `line ${line}: ` : ''}${message}\n`)
-      },
+      quietMs: kind === 'file' ? QUIET_MS + 2 * pollMs : QUIET_MS,
+      note: (line, message) => noteLine(`${line !== undefined ? `line ${line}: ` : ''}${message}`),
       onReader: (r) => {
         reader = r
       },
     })
     for (const n of outcome.notes) noteLine(n)
     if (outcome.error !== undefined) {
-      clearStatus()
-      io.stderr.write(`run-outcome watch: protocol error: ${outcome.error.message}\n`)
+      noteLine(`protocol error: ${outcome.error.message}`)
       return EXIT.protocol
     }
-    if (interrupted) clearStatus()
-    if (count === 0 && !interrupted) {
-      // nothing ended and nothing is open: the reader's end() already emitted the unfinished run
+    const failure = source.failure()
+    if (failure !== undefined) {
+      // the open run was printed as the records so far show it; the read error is an input error
+      noteLine(`${kind === 'stdin' ? 'standard input' : input}: ${readFailure(failure)}`)
+      return worst(code, EXIT.usage)
     }
     return code
   } catch (e) {
-    clearStatus()
     if (e instanceof ReplayError) {
-      io.stderr.write(`run-outcome watch: ${e.message}\n`)
+      noteLine(e.message)
       return worst(code, EXIT.usage)
     }
-    io.stderr.write(`run-outcome watch: the stream failed: ${e instanceof Error ? oneLine(e.message, 120) : 'read error'}\n`)
+    noteLine(`${kind === 'stdin' ? 'standard input' : input}: ${readFailure(e)}`)
     return worst(code, EXIT.usage)
   } finally {
-    if (timer) clearInterval(timer)
+    clearInterval(timer)
+    // the status line never stays on screen, however watch ends
+    clearStatus()
+    closeStream?.()
     for (const u of unhook) u?.()
   }
 }

@@ -357,8 +357,16 @@ export const setChildEnding = (d: RunDraft, sessionId: string, ending: RunEnding
   }
 }
 
-/** USD sums rounded to 1e-12, so float noise from adding or differencing never shows (0.1+0.2 → 0.3). */
-const usd = (x: number): number => Math.round(x * 1e12) / 1e12
+/** USD sums rounded to 1e-12, so float noise from adding or differencing never shows (0.1+0.2 → 0.3); a sum too large to round is kept as it is. */
+// toFixed then Number: the double nearest the 12-decimal figure, which prints as that figure (Math.round(x * 1e12)
+// / 1e12 can land one ulp off and print 0.33115095000000005)
+const usd = (x: number): number => (Math.abs(x) < 1e15 ? Number(x.toFixed(12)) : x)
+
+/** A cost that can be printed and summed: finite, not negative, at most 2^53−1 USD (a 1e308 price makes `Infinity`). */
+const isUsd = (x: number): boolean => Number.isFinite(x) && x >= 0 && x <= Number.MAX_SAFE_INTEGER
+
+const NEGATIVE_DURATION = 'the run ends before it starts (its clock went backwards, or the source gives a negative duration): duration unknown'
+const HUGE_COST = 'a cost summed to a figure that is not a finite USD amount (a price or reported cost too large): cost unknown'
 
 const timeMs = (t: number | string | null): number | null => {
   if (t === null) return null
@@ -386,14 +394,21 @@ export interface RunFacts {
 /**
  * Turns a draft into the immutable `RunResult` of SPEC §3. The response is dropped unless the ending is
  * `answered` or `cut_off`; `cost.totalUsd` is `null` whenever an item was unpriced, and when nothing was
- * priced at all (K27: a run without model output or a reported cost has an unknown cost, not $0).
+ * priced at all (K27: a run without model output or a reported cost has an unknown cost, not $0). Values are
+ * never out of range: a negative duration (the last event time before the first — a clock that went backwards —
+ * or a negative source duration) is `durationMs: null`, and a cost sum that is not a finite USD amount up to
+ * 2^53−1 (a 1e308 price) is `totalUsd: null`, `complete: false` (that model's `costUsd` `null`); each adds a
+ * diagnostic (within the 100 kept, else counted).
  * @since 0.1.0
  */
 export const finishRun = (d: RunDraft, facts: RunFacts): RunResult => {
   const byModel: Array<[string, ModelUsage]> = []
+  let hugeCost = false
   for (const k of Object.keys(d.byModel)) {
     const m = d.byModel[k] as ModelDraft
     if (m.items <= 0) continue
+    const known = m.costMissing === 0
+    if (known && !isUsd(m.costUsd)) hugeCost = true
     byModel.push([
       k.slice(1),
       {
@@ -402,19 +417,33 @@ export const finishRun = (d: RunDraft, facts: RunFacts): RunResult => {
         cacheWriteTokens: m.cacheWriteTokens,
         outputTokens: m.outputTokens,
         reasoningTokens: m.reasoningTokens,
-        costUsd: m.costMissing > 0 ? null : usd(m.costUsd),
+        costUsd: !known || !isUsd(m.costUsd) ? null : usd(m.costUsd),
       },
     ])
   }
   const start = timeMs(d.firstTime)
   const end = timeMs(d.lastTime)
   const keepsResponse = facts.ending.kind === 'answered' || facts.ending.kind === 'cut_off'
-  const duration =
+  const span =
     facts.durationMs !== undefined && facts.durationMs !== null && Number.isFinite(facts.durationMs)
       ? facts.durationMs
       : start !== null && end !== null
         ? end - start
         : null
+  // a negative duration is never printed: it is unknown, with a diagnostic saying why
+  const duration = span !== null && span < 0 ? null : span
+  const totalKnown = d.costMissing === 0
+  if (totalKnown && d.costItems > 0 && !isUsd(d.costUsd)) hugeCost = true
+  let diagnostics = d.diagnostics.slice()
+  let dropped = d.diagnosticsDropped
+  for (const [bad, message] of [
+    [span !== null && span < 0, NEGATIVE_DURATION],
+    [hugeCost, HUGE_COST],
+  ] as const) {
+    if (!bad) continue
+    if (diagnostics.length < MAX_DIAGNOSTICS) diagnostics = [...diagnostics, { message }]
+    else dropped++
+  }
   return {
     format: facts.format,
     sessionId: facts.sessionId,
@@ -444,14 +473,14 @@ export const finishRun = (d: RunDraft, facts: RunFacts): RunResult => {
       d.costItems === 0 && !d.costEstimated
         ? { totalUsd: null, complete: false, missing: 0 }
         : {
-            totalUsd: d.costMissing > 0 ? null : usd(d.costUsd),
-            complete: d.costMissing === 0,
+            totalUsd: !totalKnown || hugeCost ? null : usd(d.costUsd),
+            complete: totalKnown && !hugeCost,
             missing: d.costMissing,
             ...(d.costEstimated ? { estimated: true } : {}),
           },
     durationMs: duration,
     children: d.children.map((c) => ({ sessionId: c.sessionId, ending: c.ending, finishReason: c.finishReason })),
-    diagnostics: d.diagnostics.slice(),
-    diagnosticsDropped: d.diagnosticsDropped,
+    diagnostics,
+    diagnosticsDropped: dropped,
   }
 }

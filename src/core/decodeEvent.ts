@@ -13,6 +13,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import type * as t from 'io-ts'
 import { dataCodecs, reasonCodecs, type IgnoredEvent, type SessionEvent } from './events.js'
 import { firstError as firstErrorOf } from './firstError.js'
+import { plainData } from './plainData.js'
 import { ioTsExpected, ioTsPath, ProtocolError } from './ProtocolError.js'
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
@@ -195,8 +196,23 @@ const decodeBare = (
  * @since 0.1.0
  */
 export const decodeEvent = (input: unknown, index: number): E.Either<ProtocolError, SessionEvent> => {
-  const r = decodeEventRaw(input, index)
+  const r = decodeUntrusted(input, index)
   return r instanceof ProtocolError ? E.left(r) : E.right(r)
+}
+
+/**
+ * {@link decodeEventRaw} of a value handed in by a caller (not parsed from JSON here): decoded from its plain copy
+ * ({@link plainData}), so each field is read once — a getter cannot pass validation and then read differently
+ * in the fold — and a field whose read throws (a throwing getter, a `Proxy` trap, a revoked proxy), or an event
+ * of more than `MAX_EVENT_VALUES` values (a sparse array of length 2³²−1), is a `ProtocolError` of kind
+ * `event` naming its path. Never throws.
+ * @internal
+ */
+export const decodeUntrusted = (input: unknown, index: number): SessionEvent | ProtocolError => {
+  if (typeof input !== 'object' || input === null) return decodeEventRaw(input, index)
+  const c = plainData(input)
+  if ('problem' in c) return new ProtocolError({ kind: 'event', index, path: c.problem.path, expected: c.problem.expected })
+  return decodeEventRaw(c.value, index)
 }
 
 /**

@@ -30,7 +30,7 @@
  * @module
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { decodeEventRaw } from './decodeEvent.js'
+import { decodeUntrusted } from './decodeEvent.js'
 import type { NativeUsage, SessionEvent } from './events.js'
 import { ProtocolError } from './ProtocolError.js'
 import type { EndingError, RunEnding } from './RunEnding.js'
@@ -57,17 +57,39 @@ import { endingFromTurnEndReason } from './turnEnd.js'
 /** How many recent `seq` values per session are remembered to drop replayed deliveries (SPEC §4). @since 0.1.0 */
 export const SEQ_WINDOW = 1024
 
+/**
+ * How many sessions' `seq` memory the fold keeps (an LRU): past this, the least recently active quarter is
+ * forgotten, so a log of millions of sessions folds in bounded memory (at most 1,024 × {@link SEQ_WINDOW}
+ * numbers). A forgotten session's next event counts as new: a re-delivery to a session idle for longer than
+ * 1,024 other sessions' activity is no longer recognised.
+ * @since 0.2.0
+ */
+export const MAX_SEQ_SESSIONS = 1024
+
+/**
+ * How many child session ids (named by `subagent/started`) the fold remembers, so they never become the root;
+ * past this, the oldest half is forgotten (they matter only while no root is known).
+ * @since 0.2.0
+ */
+export const MAX_CHILD_IDS = 4096
+
 /** How many message ids per run the usage ledger remembers to replace a repeated copy (copies come together). @since 0.2.0 */
 export const LEDGER_WINDOW = 512
 
 /** How many `usage/total` counters the fold keeps a baseline for (the oldest is forgotten). @since 0.2.0 */
 export const MAX_COUNTERS = 256
 
-/** Per-session `seq` memory: the highest applied, and a ring of the last {@link SEQ_WINDOW} applied. @since 0.1.0 */
+/**
+ * Per-session `seq` memory: the highest applied, and a ring of the last {@link SEQ_WINDOW} applied; `used` is the
+ * state's event count when the session was last active (for the {@link MAX_SEQ_SESSIONS} LRU; absent in
+ * checkpoints written before 0.2.0, read as oldest).
+ * @since 0.1.0
+ */
 export interface SeqMemory {
   max: number
   recent: Array<number>
   pos: number
+  used?: number
 }
 
 /** One message copy's usage in the ledger (tokens; cost in USD or `null` when unknown). @internal */
@@ -272,7 +294,7 @@ export const cloneState = (s: FoldState): FoldState => {
   const sessions: Record<string, SeqMemory> = {}
   for (const k of Object.keys(s.sessions)) {
     const m = s.sessions[k] as SeqMemory
-    sessions[k] = { max: m.max, recent: m.recent.slice(), pos: m.pos }
+    sessions[k] = m.used === undefined ? { max: m.max, recent: m.recent.slice(), pos: m.pos } : { max: m.max, recent: m.recent.slice(), pos: m.pos, used: m.used }
   }
   const baselines: Record<string, Baseline> = {}
   for (const k of Object.keys(s.baselines)) {
@@ -341,9 +363,30 @@ const itemCost = (d: { costEstimated: boolean }, model: string | undefined, b: B
   } catch {
     v = undefined
   }
-  if (v === undefined || !Number.isFinite(v) || v < 0) return null
+  // an estimate that is not a finite USD figure up to 2^53−1 (a 1e308 price) is no estimate: the cost stays unknown
+  if (v === undefined || !Number.isFinite(v) || v < 0 || v > Number.MAX_SAFE_INTEGER) return null
   d.costEstimated = true
   return v
+}
+
+/** The number of sessions in a state's seq memory, kept beside the state (counted again when missing). */
+const sessionCounts = new WeakMap<Record<string, SeqMemory>, { n: number }>()
+
+/** Forgets the least recently active quarter of the sessions' seq memory once it holds over {@link MAX_SEQ_SESSIONS}. */
+const forgetSessions = (s: FoldState, count: { n: number }): void => {
+  const keys = Object.keys(s.sessions)
+  const stamps = keys.map((k) => (s.sessions[k] as SeqMemory).used ?? -1).sort((a, b) => a - b)
+  const drop = keys.length - Math.floor((MAX_SEQ_SESSIONS * 3) / 4)
+  const cut = stamps[drop - 1] as number
+  let dropped = 0
+  for (const k of keys) {
+    if (dropped >= drop) break
+    if (((s.sessions[k] as SeqMemory).used ?? -1) <= cut) {
+      delete s.sessions[k]
+      dropped++
+    }
+  }
+  count.n = keys.length - dropped
 }
 
 /** Whether this seq was already applied in the session (and must be dropped); records it otherwise. */
@@ -354,14 +397,22 @@ const seenSeq = (s: FoldState, session: string, seq: number, cache?: SeqCache): 
     const key = `#${session}`
     m = s.sessions[key]
     if (m === undefined) {
-      m = { max: -1, recent: [], pos: 0 }
+      m = { max: -1, recent: [], pos: 0, used: s.events }
       s.sessions[key] = m
+      let count = sessionCounts.get(s.sessions)
+      if (count === undefined) {
+        count = { n: Object.keys(s.sessions).length }
+        sessionCounts.set(s.sessions, count)
+      } else count.n++
+      if (count.n > MAX_SEQ_SESSIONS) forgetSessions(s, count)
     }
     if (cache !== undefined) {
       cache.id = session
       cache.mem = m
     }
   }
+  // the LRU stamp: the same with or without the cache (the pure `step` and the fast path give one state)
+  m.used = s.events
   let verdict: 'new' | 'late' = 'new'
   if (seq <= m.max) {
     if (m.recent.includes(seq)) return 'repeat'
@@ -744,6 +795,9 @@ const lateFact = (s: FoldState, ev: SessionEvent, line: number | undefined, isRo
   }
 }
 
+/** The call ids of a run's permission denials, kept beside the state (rebuilt from the list when missing): one lookup per denial, not a scan. */
+const denialIds = new WeakMap<ReadonlyArray<{ readonly toolCallId: string }>, Set<string>>()
+
 /** The facts that may also apply to a held run: usage and permission denials. */
 const applyFact = (s: FoldState, run: NativeRunState, ev: SessionEvent, line: number | undefined, ctx: SeqCache | undefined): void => {
   const d = run.draft
@@ -767,7 +821,15 @@ const applyFact = (s: FoldState, run: NativeRunState, ev: SessionEvent, line: nu
     }
     case 'permission/denied': {
       const id = ev.data.callId
-      if (!d.permissionDenials.some((p) => p.toolCallId === id)) d.permissionDenials.push({ toolName: ev.data.toolName, toolCallId: id })
+      let ids = denialIds.get(d.permissionDenials)
+      if (ids === undefined) {
+        ids = new Set(d.permissionDenials.map((p) => p.toolCallId))
+        denialIds.set(d.permissionDenials, ids)
+      }
+      if (!ids.has(id)) {
+        ids.add(id)
+        d.permissionDenials.push({ toolName: ev.data.toolName, toolCallId: id })
+      }
       return
     }
     case 'usage/total': {
@@ -804,7 +866,11 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
     if (parentSessionId !== undefined && (s.root === null || s.root === childSessionId)) s.root = parentSessionId
   } else if (ev.type === 'session/started') {
     s.root = ev.sessionId
-    if (ev.sessionId !== null) delete s.children[`#${ev.sessionId}`]
+    if (ev.sessionId !== null && s.children[`#${ev.sessionId}`] === true) {
+      delete s.children[`#${ev.sessionId}`]
+      const count = childCounts.get(s.children)
+      if (count !== undefined) count.n--
+    }
   } else if (s.root === null && ev.sessionId !== null && s.children[`#${ev.sessionId}`] === undefined) {
     s.root = ev.sessionId
   }
@@ -966,20 +1032,40 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
     case 'subagent/started': {
       const child = ev.data.childSessionId
       const prev = ev.data.previousSessionId
-      s.children[`#${child}`] = true
+      nameChild(s, child)
       if (prev !== undefined) renameChild(d, prev, child)
       else ensureChild(d, child)
       return
     }
     case 'subagent/finished': {
       const child = ev.data.childSessionId
-      s.children[`#${child}`] = true
+      nameChild(s, child)
       const stop = ev.data.stopReason
       if (stop !== undefined) setChildEnding(d, child, endingFromTurnEndReason({ kind: stop }), stop)
       else ensureChild(d, child)
       return
     }
   }
+}
+
+/** The number of ids in a state's `children`, kept beside the state (counted again when missing). */
+const childCounts = new WeakMap<Record<string, true>, { n: number }>()
+
+/** Remembers a child session id, forgetting the oldest half past {@link MAX_CHILD_IDS}. */
+const nameChild = (s: FoldState, child: string): void => {
+  const key = `#${child}`
+  if (s.children[key] === true) return
+  s.children[key] = true
+  let count = childCounts.get(s.children)
+  if (count === undefined) {
+    count = { n: Object.keys(s.children).length }
+    childCounts.set(s.children, count)
+  } else count.n++
+  if (count.n <= MAX_CHILD_IDS) return
+  const keys = Object.keys(s.children)
+  const drop = keys.length - MAX_CHILD_IDS / 2
+  for (let i = 0; i < drop; i++) delete s.children[keys[i] as string]
+  count.n = keys.length - drop
 }
 
 /** Renames a child (keeping its place and ending), e.g. from a tool call id to the agent id its result names. */
@@ -1082,9 +1168,12 @@ export class NativeFolder {
   constructor(options: FoldOptions = {}, state?: FoldState) {
     this.state = state ?? initialState(options)
   }
-  /** Decodes and applies one native input. Returns the `ProtocolError` if it is malformed (the state is unchanged). */
+  /**
+   * Decodes and applies one native input, read from its plain copy (each field read once; see `plainData`).
+   * Returns the `ProtocolError` if it is malformed or cannot be read (the state is unchanged).
+   */
   push(input: unknown, line?: number): ProtocolError | undefined {
-    const decoded = decodeEventRaw(input, this.state.events)
+    const decoded = decodeUntrusted(input, this.state.events)
     if (decoded instanceof ProtocolError) return line === undefined ? decoded : decoded.at(line)
     applyEvent(this.state, decoded, line, this.cache)
     return undefined
@@ -1106,19 +1195,56 @@ export class NativeFolder {
  * Every run of a native event sequence (SPEC §4): one `RunResult` per root-idle-delimited run (or the owned
  * interval with `messageId`). An input with no run gives one `unfinished` run.
  *
- * **Fails with** the first `ProtocolError` (kind `event` or `turn-end`), whatever follows it. Never throws.
+ * **Fails with** the first `ProtocolError` (kind `event` or `turn-end`), whatever follows it; also kind `event`
+ * (path `''`, expected `an iterable of events`) when `events` is not iterable, and at the index reached when its
+ * iteration throws or an event's field cannot be read (a throwing getter or `Proxy`; each field is read once).
+ * Never throws.
  * @since 0.1.0
  */
 export const foldRuns = (events: Iterable<unknown>, options: FoldOptions = {}): E.Either<ProtocolError, Array<RunResult>> => {
   const f = new NativeFolder(options)
   const out: Array<RunResult> = []
-  for (const ev of events) {
-    const err = f.push(ev)
-    if (err !== undefined) return E.left(err)
-    if (f.state.closed !== null) out.push(f.state.closed)
-  }
+  const err = pushAll(events, f, (closed) => out.push(closed))
+  if (err !== undefined) return E.left(err)
   for (const r of endFold(f.state)) out.push(r)
   return E.right(out)
+}
+
+/**
+ * Pushes every input of `events` into `f` (runs closed on the way go to `onClosed`); the first `ProtocolError`,
+ * or one of kind `event` at the index reached when `events` is not iterable or its iteration throws (a
+ * generator that fails, a throwing `Proxy`): the library's fold functions never throw.
+ * @internal
+ */
+export const pushAll = (events: Iterable<unknown>, f: NativeFolder, onClosed: (r: RunResult) => void): ProtocolError | undefined => {
+  let it: Iterator<unknown>
+  try {
+    const make = (events as { [Symbol.iterator]?: unknown } | null | undefined)?.[Symbol.iterator]
+    if (typeof make !== 'function') return new ProtocolError({ kind: 'event', index: 0, path: '', expected: 'an iterable of events' })
+    it = make.call(events) as Iterator<unknown>
+  } catch {
+    return new ProtocolError({ kind: 'event', index: 0, path: '', expected: 'an iterable of events' })
+  }
+  for (;;) {
+    let n: IteratorResult<unknown>
+    try {
+      n = it.next()
+      if (typeof n !== 'object' || n === null) throw new TypeError('not an iterator result')
+      if (n.done === true) return undefined
+    } catch {
+      return new ProtocolError({ kind: 'event', index: f.state.events, path: '', expected: 'an iterable whose events can be read' })
+    }
+    const err = f.push(n.value)
+    if (err !== undefined) {
+      try {
+        it.return?.()
+      } catch {
+        // the iterator's own clean-up failed: the protocol error is the answer
+      }
+      return err
+    }
+    if (f.state.closed !== null) onClosed(f.state.closed)
+  }
 }
 
 /**
@@ -1129,37 +1255,16 @@ export const foldRuns = (events: Iterable<unknown>, options: FoldOptions = {}): 
  *    its ending from the last root `turn/end`, or `unfinished` when there is none.
  *
  * **Fails with** the first `ProtocolError` (a `turn/end` without a valid reason, an event without a string
- * `type`); the index is that event's position. Never throws.
+ * `type`); the index is that event's position. A non-iterable `events`, an iteration that throws, or an event
+ * whose fields cannot be read (a throwing getter or `Proxy`) is a `ProtocolError` of kind `event` too (each field
+ * is read once, from a plain copy). Never throws.
  * @example foldEvents([{ type: 'turn/end', sessionId: 's', data: { reason: { kind: 'completed' } } }])
  * // => right({ ending: { kind: 'answered' }, finishReason: 'completed', … })
  * @since 0.1.0
  */
 export const foldEvents = (events: Iterable<unknown>, options: FoldOptions = {}): E.Either<ProtocolError, RunResult> => {
   const f = new NativeFolder(options)
-  for (const ev of events) {
-    const err = f.push(ev)
-    if (err !== undefined) return E.left(err)
-  }
+  const err = pushAll(events, f, () => {})
+  if (err !== undefined) return E.left(err)
   return E.right(currentResult(f.state))
-}
-
-/**
- * Continues a fold from a checkpointed state (see {@link FoldStateCodec}) over more events. The state passed
- * in is not changed. Returns the new state and the runs closed on the way.
- *
- * **Fails with** the first `ProtocolError` among `events` (its index counts from the events already folded).
- * @since 0.1.0
- */
-export const resumeFold = (
-  state: FoldState,
-  events: Iterable<unknown>,
-): E.Either<ProtocolError, { readonly state: FoldState; readonly closed: ReadonlyArray<RunResult> }> => {
-  const f = new NativeFolder({}, cloneState(state))
-  const closed: Array<RunResult> = []
-  for (const ev of events) {
-    const err = f.push(ev)
-    if (err !== undefined) return E.left(err)
-    if (f.state.closed !== null) closed.push(f.state.closed)
-  }
-  return E.right({ state: f.state, closed })
 }

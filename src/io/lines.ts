@@ -3,8 +3,14 @@
  *
  * Splits on the newline byte (which never occurs inside a multi-byte UTF-8 sequence, so each line decodes on
  * its own), drops one `\r` before the newline (CRLF), drops a UTF-8 BOM at the start, and skips blank lines
- * while still counting them. Invalid UTF-8 decodes to U+FFFD; nothing throws. A line longer than `maxLineBytes`
- * is not kept whole: it is reported to `onOversize` and skipped, so memory stays bounded.
+ * while still counting them. Invalid UTF-8 decodes to U+FFFD; nothing throws.
+ *
+ * **The line cap.** A line over {@link MAX_LINE_BYTES} (64 MiB), or one holding over {@link MAX_LINE_VALUES}
+ * (1,000,000) JSON values, is reported to `onOversize` (its line number, size in bytes, and the values counted
+ * when that cap was the one exceeded) and skipped, never parsed: what `JSON.parse` builds is about 5 bytes per
+ * byte of a string-heavy line but up to ~200 bytes per value of a line of many small objects (a 40 MB line of
+ * `{"k1":0,…}` became 2.4 GB), so the two caps together keep a process reading any line under 512 MB peak RSS
+ * (measured in `test/reliability/bounds.test.ts`). A line over the byte cap is not even kept while it arrives.
  *
  * @module
  */
@@ -12,8 +18,63 @@
 /** Receives each non-blank line: its text, 1-based number, and whether it lacked a final newline. @since 0.1.0 */
 export type OnLine = (text: string, lineNo: number, unterminated: boolean) => void
 
-/** Default cap on one line: 256 MiB. @since 0.1.0 */
-export const MAX_LINE_BYTES = 256 * 1024 * 1024
+/** Cap on one line's bytes: 64 MiB (a longer line is skipped with a note naming its line and size). @since 0.1.0 */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024
+
+/**
+ * Cap on the JSON values of one line: 1,000,000, counted (outside strings) as the line's `{`, `[` and `,` — a
+ * line holding more is skipped before it is parsed, like one over {@link MAX_LINE_BYTES}. Only lines of at least
+ * this many bytes are counted (a shorter one cannot hold more).
+ * @since 0.2.0
+ */
+export const MAX_LINE_VALUES = 1_000_000
+
+/** The line cap in words, for help texts and notes: `64 MiB or 1,000,000 JSON values`. @since 0.2.0 */
+export const LINE_CAP_TEXT = `${MAX_LINE_BYTES / 1048576} MiB or ${MAX_LINE_VALUES.toLocaleString('en-US')} JSON values`
+
+/**
+ * Receives a skipped line: its 1-based number, its size in bytes, and — when it was skipped for holding more than
+ * the value cap — the values counted (at least cap + 1), else `undefined` (over the byte cap).
+ * @since 0.2.0
+ */
+export type OnOversize = (lineNo: number, bytes: number, values?: number) => void
+
+/**
+ * The JSON values in `buf[from, to)` as {@link MAX_LINE_VALUES} counts them (1 + every `{`, `[` and `,` outside
+ * strings), stopping once the count passes `limit` (it then returns `limit + 1`). Linear in the bytes; strings
+ * are skipped with `indexOf`. Never throws, whatever the bytes.
+ * @since 0.2.0
+ */
+export const countJsonValues = (buf: Uint8Array, from: number, to: number, limit: number): number => {
+  let n = 1
+  let i = from
+  while (i < to) {
+    const c = buf[i] as number
+    if (c === 34) {
+      // a string: find its closing quote (one not escaped by an odd run of backslashes)
+      let j = i + 1
+      for (;;) {
+        const q = buf.indexOf(34, j)
+        if (q === -1 || q >= to) return n
+        let k = q - 1
+        while (k > i && buf[k] === 92) k--
+        if ((q - 1 - k) % 2 === 0) {
+          j = q
+          break
+        }
+        j = q + 1
+      }
+      i = j + 1
+      continue
+    }
+    if (c === 44 || c === 123 || c === 91) {
+      n++
+      if (n > limit) return limit + 1
+    }
+    i++
+  }
+  return n
+}
 
 const isBlank = (s: string): boolean => {
   for (let i = 0; i < s.length; i++) {
@@ -36,16 +97,22 @@ export class LineSplitter {
 
   constructor(
     private readonly onLine: OnLine,
-    private readonly onOversize: (lineNo: number, bytes: number) => void = () => {},
+    private readonly onOversize: OnOversize = () => {},
     private readonly maxLineBytes: number = MAX_LINE_BYTES,
+    private readonly maxLineValues: number = MAX_LINE_VALUES,
   ) {}
 
-  private emit(buf: Buffer, from: number, to: number, unterminated: boolean): void {
+  /**
+   * Counts the line ending at `to` and returns its text, or `undefined` when it is blank or over the cap
+   * (reported). Callers pass a line made by `Buffer.concat` as a temporary, so it is not held while the text is
+   * parsed: one copy of a long line at a time.
+   */
+  private textOf(buf: Buffer, from: number, to: number): string | undefined {
     this.lineNo++
     if (this.oversize) {
       this.oversize = false
       this.onOversize(this.lineNo, this.partBytes + (to - from))
-      return
+      return undefined
     }
     let start = from
     let end = to
@@ -54,11 +121,23 @@ export class LineSplitter {
       if (end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) start += 3
     }
     if (end > start && buf[end - 1] === 13) end--
-    if (end <= start) return
+    if (end <= start) return undefined
+    if (end - start > this.maxLineBytes) {
+      // a line that arrived in one chunk
+      this.onOversize(this.lineNo, end - start)
+      return undefined
+    }
+    if (end - start >= this.maxLineValues) {
+      const values = countJsonValues(buf, start, end, this.maxLineValues)
+      if (values > this.maxLineValues) {
+        this.onOversize(this.lineNo, end - start, values)
+        return undefined
+      }
+    }
     const text = buf.toString('utf8', start, end)
     const c = text.charCodeAt(0)
-    if (c !== 123 && c !== 91 && isBlank(text)) return
-    this.onLine(text, this.lineNo, unterminated)
+    if (c !== 123 && c !== 91 && isBlank(text)) return undefined
+    return text
   }
 
   /** Feeds one chunk. */
@@ -71,21 +150,30 @@ export class LineSplitter {
         if (start < buf.length) this.keep(buf.subarray(start))
         return
       }
+      let text: string | undefined
       if (this.oversize) {
         this.partBytes += nl - start
-        this.emit(buf, nl, nl, false)
+        text = this.textOf(buf, nl, nl)
         this.partBytes = 0
       } else if (this.parts.length === 0) {
-        this.emit(buf, start, nl, false)
+        text = this.textOf(buf, start, nl)
       } else {
-        this.parts.push(buf.subarray(start, nl))
-        const line = Buffer.concat(this.parts)
-        this.parts = []
-        this.partBytes = 0
-        this.emit(line, 0, line.length, false)
+        text = this.joined(buf.subarray(start, nl))
       }
+      if (text !== undefined) this.onLine(text, this.lineNo, false)
       start = nl + 1
     }
+  }
+
+  /** The kept pieces (and `last`) as one line's text: the pieces are let go before it is decoded, the whole before it is parsed. */
+  private joined(last: Buffer | undefined): string | undefined {
+    const parts = this.parts
+    if (last !== undefined) parts.push(last)
+    this.parts = []
+    this.partBytes = 0
+    const whole = Buffer.concat(parts)
+    parts.length = 0
+    return this.textOf(whole, 0, whole.length)
   }
 
   private keep(piece: Buffer): void {
@@ -104,15 +192,13 @@ export class LineSplitter {
   /** The input ended: a last line without a newline is passed with `unterminated = true`. */
   end(): void {
     if (this.oversize) {
-      this.emit(Buffer.alloc(0), 0, 0, true)
+      this.textOf(Buffer.alloc(0), 0, 0)
       this.partBytes = 0
       return
     }
     if (this.parts.length > 0) {
-      const line = Buffer.concat(this.parts)
-      this.parts = []
-      this.partBytes = 0
-      this.emit(line, 0, line.length, true)
+      const text = this.joined(undefined)
+      if (text !== undefined) this.onLine(text, this.lineNo, true)
     }
   }
 

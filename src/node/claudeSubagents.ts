@@ -10,7 +10,8 @@ import { createReadStream } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { createGunzip } from 'node:zlib'
-import type { ChildResult, Cost, ModelUsage, RunResult, Usage } from '../core/RunResult.js'
+import type { CostEstimator } from '../core/fold.js'
+import { MAX_DIAGNOSTICS, type ChildResult, type Cost, type Diagnostic, type ModelUsage, type RunResult, type Usage } from '../core/RunResult.js'
 import { createClaudeCodeReader } from '../formats/claudeCode.js'
 import { LineSplitter } from '../io/lines.js'
 
@@ -26,11 +27,14 @@ const SESSION_EXT = /\.jsonl(?:\.gz)?$/
  */
 export const subagentFilesOf = async (sessionFile: string): Promise<Array<string>> => {
   const session = basename(sessionFile).replace(SESSION_EXT, '')
+  // a session file named `.jsonl`, `..jsonl` or `...jsonl` names no session folder: `..` would reach outside
+  if (session === '' || session === '.' || session === '..' || !SESSION_EXT.test(basename(sessionFile))) return []
   const dir = join(dirname(sessionFile), session, 'subagents')
   let names: Array<string>
   try {
     const entries = await readdir(dir, { withFileTypes: true })
-    names = entries.filter((e) => e.isFile() && SESSION_EXT.test(e.name)).map((e) => e.name)
+    // a link to a file is read like one (one that leads nowhere becomes a diagnostic when it is read)
+    names = entries.filter((e) => (e.isFile() || e.isSymbolicLink()) && SESSION_EXT.test(e.name)).map((e) => e.name)
   } catch (e) {
     const code = (e as { code?: unknown }).code
     if (code === 'ENOENT' || code === 'ENOTDIR') return []
@@ -40,9 +44,9 @@ export const subagentFilesOf = async (sessionFile: string): Promise<Array<string
 }
 
 /** Reads one subagent file with the Claude Code reader in subagent mode (the whole file is one run). */
-const readSubagentFile = async (file: string): Promise<Array<RunResult>> => {
+const readSubagentFile = async (file: string, estimate: CostEstimator | undefined): Promise<Array<RunResult>> => {
   const runs: Array<RunResult> = []
-  const reader = createClaudeCodeReader((r) => runs.push(r), { file }, { subagent: true })
+  const reader = createClaudeCodeReader((r) => runs.push(r), { file, ...(estimate !== undefined ? { estimate } : {}) }, { subagent: true })
   const splitter = new LineSplitter((text, lineNo, unterminated) => {
     reader.line(text, lineNo, unterminated)
   })
@@ -63,19 +67,64 @@ const ms = (iso: string | null): number | null => {
   return Number.isFinite(t) ? t : null
 }
 
+/** The runs' time spans (ms), parsed once. */
+type Spans = ReadonlyArray<{ readonly s: number | null; readonly e: number | null }>
+
 /** The index of the run whose time span contains `start`, else the last run that started before it, else the last run. */
-const runIndexFor = (runs: ReadonlyArray<RunResult>, start: number | null): number => {
-  const lastIdx = runs.length - 1
+const runIndexFor = (spans: Spans, start: number | null): number => {
+  const lastIdx = spans.length - 1
   if (start === null) return lastIdx
   let before = -1
-  for (let i = 0; i < runs.length; i++) {
-    const r = runs[i] as RunResult
-    const s = ms(r.startedAt)
-    const e = ms(r.endedAt)
+  for (let i = 0; i < spans.length; i++) {
+    const { s, e } = spans[i] as Spans[number]
     if (s !== null && e !== null && s <= start && start <= e) return i
     if (s !== null && s <= start) before = i
   }
   return before >= 0 ? before : lastIdx
+}
+
+/**
+ * What the subagent files add to one parent run, gathered in place (each file costs its own size, not the
+ * run's size so far: 20,000 files are 20,000 steps, not 20,000 copies of a growing model map and child list).
+ */
+interface Gathered {
+  usage: Usage
+  byModel: Map<string, ModelUsage>
+  cost: Cost
+  toolCalls: number
+  children: Array<ChildResult>
+  childAt: Map<string, number>
+  diagnostics: Array<Diagnostic>
+  dropped: number
+}
+
+const gatherFor = (r: RunResult): Gathered => ({
+  usage: r.usage,
+  byModel: new Map(Object.entries(r.usage.byModel)),
+  cost: r.cost,
+  toolCalls: r.toolCalls,
+  children: r.children.slice(),
+  childAt: new Map(r.children.map((c, i) => [c.sessionId, i] as const).reverse()),
+  diagnostics: r.diagnostics.slice(),
+  dropped: r.diagnosticsDropped,
+})
+
+/** Adds one file's usage to a run's gathered usage: buckets summed, models merged in place. */
+const gatherUsage = (g: Gathered, b: Usage): void => {
+  for (const [k, m] of Object.entries(b.byModel)) g.byModel.set(k, addModel(g.byModel.get(k), m))
+  g.usage = {
+    inputTokens: g.usage.inputTokens + b.inputTokens,
+    cacheReadTokens: g.usage.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: g.usage.cacheWriteTokens + b.cacheWriteTokens,
+    outputTokens: g.usage.outputTokens + b.outputTokens,
+    reasoningTokens: g.usage.reasoningTokens + b.reasoningTokens,
+    byModel: {},
+  }
+}
+
+const gatherDiagnostic = (g: Gathered, message: string): void => {
+  if (g.diagnostics.length >= MAX_DIAGNOSTICS) g.dropped++
+  else g.diagnostics.push({ message })
 }
 
 const addModel = (a: ModelUsage | undefined, b: ModelUsage): ModelUsage =>
@@ -121,24 +170,37 @@ const addCost = (a: Cost, b: Cost): Cost => {
  * - as a child `{ sessionId: <agent id>, ending }`; a child of that id already listed (from the Task call's
  *   result, which names the `agentId`) keeps its ending unless that ending is `unfinished`;
  * - its usage (tokens per model) and cost items are added to the run's (transcripts carry no cost, so the
- *   run's cost stays missing), and its tool calls to the run's `toolCalls`.
+ *   run's cost stays missing unless `options.estimate` prices each request, as for the session's own), and its
+ *   tool calls to the run's `toolCalls`.
  * Returns new `RunResult` objects (the inputs are not changed); `runs` unchanged when it is empty or there
  * are no subagent files. A subagent file that cannot be read adds a diagnostic to the last run.
  * **Rejects with** the file system's error only when the `subagents` folder exists but cannot be listed.
  * @since 0.1.0
  */
-export const attachSubagents = async (runs: ReadonlyArray<RunResult>, sessionFile: string): Promise<Array<RunResult>> => {
+export const attachSubagents = async (
+  runs: ReadonlyArray<RunResult>,
+  sessionFile: string,
+  options: { readonly estimate?: CostEstimator } = {},
+): Promise<Array<RunResult>> => {
   const out = runs.slice()
   if (out.length === 0) return out
   const files = await subagentFilesOf(sessionFile)
+  const spans: Spans = runs.map((r) => ({ s: ms(r.startedAt), e: ms(r.endedAt) }))
+  const gathered = new Map<number, Gathered>()
+  const at = (i: number): Gathered => {
+    let g = gathered.get(i)
+    if (g === undefined) {
+      g = gatherFor(out[i] as RunResult)
+      gathered.set(i, g)
+    }
+    return g
+  }
   for (const file of files) {
     let sub: Array<RunResult>
     try {
-      sub = await readSubagentFile(file)
+      sub = await readSubagentFile(file, options.estimate)
     } catch {
-      const i = out.length - 1
-      const r = out[i] as RunResult
-      out[i] = { ...r, diagnostics: [...r.diagnostics, { message: `could not read the subagent file ${basename(file)}` }] }
+      gatherDiagnostic(at(out.length - 1), `could not read the subagent file ${basename(file)}`)
       continue
     }
     const first = sub[0]
@@ -154,19 +216,27 @@ export const attachSubagents = async (runs: ReadonlyArray<RunResult>, sessionFil
     }
     const lastSub = sub[sub.length - 1] as RunResult
     const agentId = agentIdOf(file)
-    const i = runIndexFor(out, ms(first.startedAt))
-    const r = out[i] as RunResult
-    const children: Array<ChildResult> = r.children.slice()
-    const at = children.findIndex((c) => c.sessionId === agentId)
+    const g = at(runIndexFor(spans, ms(first.startedAt)))
+    const known = g.childAt.get(agentId)
     const child: ChildResult = { sessionId: agentId, ending: lastSub.ending, finishReason: lastSub.finishReason }
-    if (at < 0) children.push(child)
-    else if ((children[at] as ChildResult).ending.kind === 'unfinished') children[at] = child
+    if (known === undefined) {
+      g.childAt.set(agentId, g.children.length)
+      g.children.push(child)
+    } else if ((g.children[known] as ChildResult).ending.kind === 'unfinished') g.children[known] = child
+    gatherUsage(g, usage)
+    g.cost = addCost(g.cost, cost)
+    g.toolCalls += toolCalls
+  }
+  for (const [i, g] of gathered) {
+    const r = out[i] as RunResult
     out[i] = {
       ...r,
-      children,
-      usage: addUsage(r.usage, usage),
-      cost: addCost(r.cost, cost),
-      toolCalls: r.toolCalls + toolCalls,
+      children: g.children,
+      usage: { ...g.usage, byModel: Object.fromEntries(g.byModel) },
+      cost: g.cost,
+      toolCalls: g.toolCalls,
+      diagnostics: g.diagnostics,
+      diagnosticsDropped: g.dropped,
     }
   }
   return out

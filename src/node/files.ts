@@ -1,9 +1,16 @@
 /**
  * Finding log files under a directory, for `replay DIR` and `stats`.
+ *
+ * The walk never loses a file silently: symbolic links to files and folders are followed (a folder reached
+ * twice — a link loop, or a second link to it — is read once, with a note); a broken link or an unreadable
+ * folder is reported to `onSkip`. File names that are not valid UTF-8 are read through `Buffer` paths
+ * ({@link listLogPaths}; {@link listLogFiles}, which returns strings, reports them instead). With a shared
+ * `seen` set, a file reached through overlapping inputs (`d` and `./d`, a folder and its parent) is listed once.
+ *
  * @module
  */
 import { readdir, stat } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { basename, dirname, join, relative, isAbsolute, sep } from 'node:path'
 
 const LOG_EXTENSIONS = ['.jsonl', '.ndjson', '.json', '.log', '.txt']
 
@@ -22,45 +29,147 @@ const exists = async (p: string): Promise<boolean> => {
   }
 }
 
+/** `true` when `p` lies inside the folder `root` (or is it). */
+const isInside = (root: string, p: string): boolean => {
+  const r = relative(root, p)
+  return r === '' || (!r.startsWith(`..${sep}`) && r !== '..' && !isAbsolute(r))
+}
+
 /**
  * `true` for a Claude Code subagent transcript `<dir>/<session>/subagents/<file>.jsonl` whose parent
- * `<dir>/<session>.jsonl` exists: it is read with its parent session (SPEC §1), not on its own.
+ * `<dir>/<session>.jsonl` exists: it is read with its parent session (SPEC §1), not on its own. With `root`
+ * (the folder being listed), only when that parent session file lies inside `root` too — a `subagents` folder
+ * (or a session folder) given by itself is read file by file.
  * @since 0.1.0
  */
-export const isClaudeSubagentFile = async (path: string): Promise<boolean> => {
+export const isClaudeSubagentFile = async (path: string, root?: string): Promise<boolean> => {
   const sub = dirname(path)
   if (basename(sub) !== 'subagents') return false
   const sessionDir = dirname(sub)
-  return exists(`${sessionDir}.jsonl`)
+  const session = `${sessionDir}.jsonl`
+  if (root !== undefined && !isInside(root, session)) return false
+  return exists(session)
+}
+
+/** A log file found by {@link listLogPaths}: the path to open, and its name as text (for messages and `source.file`). @since 0.2.0 */
+export interface LogPath {
+  /** A string, or a `Buffer` when the name is not valid UTF-8 (open it as it is). */
+  readonly path: string | Buffer
+  /** The path as text: the same string, or the `Buffer` decoded (invalid bytes as U+FFFD). Not for opening. */
+  readonly label: string
+}
+
+/** Options of {@link listLogPaths}. @since 0.2.0 */
+export interface ListOptions {
+  /**
+   * Files (`dev:ino`) already listed, shared across calls: a file reached again (through `d` and `./d`, a folder
+   * and its parent, a second link) is left out, and counted in `onDuplicate`.
+   */
+  readonly seen?: Set<string>
+  /** Receives each file left out because it was already listed. */
+  readonly onDuplicate?: (label: string) => void
+}
+
+/** The name as a string when it is valid UTF-8 (it then opens by that string), else `undefined`. */
+const utf8 = (b: Buffer): string | undefined => {
+  const s = b.toString('utf8')
+  return Buffer.from(s).equals(b) ? s : undefined
+}
+
+/** `d/name`: a string (as `path.join` writes it) while both parts are valid UTF-8, else a `Buffer`. */
+const child = (d: string | Buffer, name: Buffer): string | Buffer => {
+  const n = utf8(name)
+  if (typeof d === 'string' && n !== undefined) return join(d, n)
+  const dir = typeof d === 'string' ? Buffer.from(d) : d
+  return dir.length > 0 && dir[dir.length - 1] === 0x2f ? Buffer.concat([dir, name]) : Buffer.concat([dir, Buffer.from('/'), name])
 }
 
 /**
  * Every log file under `dir`, recursively, in sorted order (`.git` and `node_modules` skipped), without Claude
- * Code subagent files that belong to a parent session. Unreadable directories are reported to `onSkip`.
- * @since 0.1.0
+ * Code subagent files that belong to a parent session inside `dir`, following symbolic links (each folder read
+ * once). Unreadable folders, broken links and a folder reached a second time are reported to `onSkip`.
+ * Paths whose name is not valid UTF-8 are `Buffer`s. Never rejects.
+ * @since 0.2.0
  */
-export const listLogFiles = async (dir: string, onSkip: (path: string, why: string) => void = () => {}): Promise<Array<string>> => {
-  const out: Array<string> = []
-  const walk = async (d: string): Promise<void> => {
-    let entries
+export const listLogPaths = async (dir: string, onSkip: (path: string, why: string) => void = () => {}, options: ListOptions = {}): Promise<Array<LogPath>> => {
+  const out: Array<LogPath> = []
+  const seenFiles = options.seen ?? new Set<string>()
+  const seenDirs = new Set<string>()
+  const walk = async (d: string | Buffer, label: string): Promise<void> => {
+    let id: string
     try {
-      entries = await readdir(d, { withFileTypes: true })
+      const st = await stat(d)
+      id = `${st.dev}:${st.ino}`
     } catch {
-      onSkip(d, 'cannot read the directory')
+      onSkip(label, 'cannot read the directory')
       return
     }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    if (seenDirs.has(id)) {
+      onSkip(label, 'the same folder as one already read (a symbolic link loop or a second link to it)')
+      return
+    }
+    seenDirs.add(id)
+    let entries
+    try {
+      entries = await readdir(d, { withFileTypes: true, encoding: 'buffer' })
+    } catch {
+      onSkip(label, 'cannot read the directory')
+      return
+    }
+    entries.sort((a, b) => Buffer.compare(a.name, b.name))
     for (const e of entries) {
-      const p = join(d, e.name)
-      if (e.isDirectory()) {
-        if (e.name === '.git' || e.name === 'node_modules') continue
-        await walk(p)
-      } else if (e.isFile() && isLogFileName(e.name)) {
-        if (await isClaudeSubagentFile(p)) continue
-        out.push(p)
+      const p = child(d, e.name)
+      const name = e.name.toString('utf8')
+      const text = typeof p === 'string' ? p : undefined
+      const pLabel = text ?? p.toString('utf8')
+      let isDir = e.isDirectory()
+      let isFile = e.isFile()
+      if (e.isSymbolicLink()) {
+        try {
+          const st = await stat(p)
+          isDir = st.isDirectory()
+          isFile = st.isFile()
+        } catch {
+          onSkip(pLabel, 'a symbolic link to nothing readable')
+          continue
+        }
+      }
+      if (isDir) {
+        if (name === '.git' || name === 'node_modules') continue
+        await walk(p, pLabel)
+      } else if (isFile && isLogFileName(name)) {
+        if (text !== undefined && (await isClaudeSubagentFile(text, dir))) continue
+        try {
+          const st = await stat(p)
+          const fid = `${st.dev}:${st.ino}`
+          if (seenFiles.has(fid)) {
+            options.onDuplicate?.(pLabel)
+            continue
+          }
+          seenFiles.add(fid)
+        } catch {
+          onSkip(pLabel, 'cannot read the file')
+          continue
+        }
+        out.push({ path: text ?? p, label: pLabel })
       }
     }
   }
-  await walk(dir)
+  await walk(dir, dir)
+  return out
+}
+
+/**
+ * Every log file under `dir` as {@link listLogPaths} finds them, as strings: a file whose name is not valid
+ * UTF-8 cannot be opened by a string path, so it is reported to `onSkip` (read it with `listLogPaths`), never
+ * dropped silently. Unreadable directories are reported to `onSkip`. Never rejects.
+ * @since 0.1.0
+ */
+export const listLogFiles = async (dir: string, onSkip: (path: string, why: string) => void = () => {}, options: ListOptions = {}): Promise<Array<string>> => {
+  const out: Array<string> = []
+  for (const f of await listLogPaths(dir, onSkip, options)) {
+    if (typeof f.path === 'string') out.push(f.path)
+    else onSkip(f.label, 'its name is not valid UTF-8 (not read)')
+  }
   return out
 }

@@ -17,11 +17,19 @@ import type { ProtocolError } from '../core/ProtocolError.js'
 import type { FormatName, RunResult } from '../core/RunResult.js'
 import { detectDocument, detectLines, formatByName, formats } from '../formats/index.js'
 import { QUIET_MS, type FormatModule, type LineReader, type ReaderOptions } from '../formats/types.js'
-import { LineSplitter } from '../io/lines.js'
+import type { SeenRecords } from '../formats/claudeCode/seen.js'
+import { countJsonValues, LINE_CAP_TEXT, LineSplitter, MAX_LINE_VALUES } from '../io/lines.js'
 import { attachSubagents, subagentFilesOf } from './claudeSubagents.js'
 
 /** Single-document inputs are read whole up to this size (bytes). @since 0.1.0 */
 export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+
+/**
+ * Single-document inputs are parsed only when they hold at most this many JSON values (2,000,000, counted as
+ * `countJsonValues` does): a 64 MB document of small objects would otherwise take gigabytes to parse.
+ * @since 0.2.0
+ */
+export const MAX_DOCUMENT_VALUES = 2 * MAX_LINE_VALUES
 
 const SNIFF_LINES = 20
 const formatNames = (): string => formats.map((f) => f.name).join(', ')
@@ -29,7 +37,7 @@ const SNIFF_BYTES = 256 * 1024
 const SNIFF_WAIT_MS = 150
 
 /** Why a replay could not read an input at all (CLI exit 2). @since 0.1.0 */
-export type ReplayErrorCode = 'undetected' | 'too-large' | 'not-json' | 'unreadable' | 'unknown-format' | 'no-translator'
+export type ReplayErrorCode = 'undetected' | 'too-large' | 'not-json' | 'unreadable' | 'unknown-format' | 'no-translator' | 'bad-option'
 
 /** An input replay could not read: unreadable, of an undetectable format, or a document over the cap. @since 0.1.0 */
 export class ReplayError extends Error {
@@ -50,7 +58,7 @@ export interface ReplayOptions {
   readonly file?: string | null
   /** Seed 002's owned interval (native only). */
   readonly messageId?: string
-  /** Cap for single-document inputs, bytes (default 64 MB). */
+  /** Cap for single-document inputs, bytes (default 64 MB): a non-negative number (else `ReplayError` `bad-option`). */
   readonly maxDocumentBytes?: number
   /** Receives diagnostics that belong to no open run (see `ReaderOptions.note`). */
   readonly note?: (line: number | undefined, message: string) => void
@@ -70,6 +78,12 @@ export interface ReplayOptions {
   readonly estimate?: CostEstimator
   /** Called once with the line reader (when the input is line-based), e.g. to poll `snapshot()` for a status line. */
   readonly onReader?: (reader: LineReader, format: FormatName) => void
+  /**
+   * Records the files of one input share (K15, see `ReaderOptions.seen`): pass one `SeenRecords` to the replay of
+   * every file of a directory, and a Claude Code transcript record another file already holds (a resumed or forked
+   * session's copy) counts only in the file read first. Without it each file counts all its records.
+   */
+  readonly seen?: SeenRecords
 }
 
 /** What a replay found: the format read, and the protocol error that stopped it, if any. @since 0.1.0 */
@@ -146,7 +160,11 @@ const parseOrUndefined = (text: string): unknown => {
  * before EOF). Resolves with the format read and the `ProtocolError` that stopped a native log, if any.
  *
  * **Rejects with** `ReplayError` (`undetected`, `too-large`, `not-json`, `unknown-format`) when the input cannot
- * be read at all, or the stream's own error (e.g. `ENOENT`).
+ * be read at all, `bad-option` for a `maxDocumentBytes` that is not a non-negative number (`NaN`, `-1`), or the
+ * stream's own error (e.g. `ENOENT`, `EISDIR`).
+ *
+ * A line over the line cap (`LINE_CAP_TEXT`: 64 MiB or 1,000,000 JSON values) is skipped, never parsed, with a
+ * note naming its line and size; a document over `MAX_DOCUMENT_BYTES` or `MAX_DOCUMENT_VALUES` is `too-large`.
  * @since 0.1.0
  */
 export const replayStream = async (
@@ -162,8 +180,11 @@ export const replayStream = async (
     ...(options.live === true ? { live: true } : {}),
     ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
     ...(options.estimate !== undefined ? { estimate: options.estimate } : {}),
+    ...(options.seen !== undefined ? { seen: options.seen } : {}),
   }
   const notes: Array<string> = []
+  const maxDoc = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES
+  if (typeof maxDoc !== 'number' || !(maxDoc >= 0)) throw new ReplayError('bad-option', 'maxDocumentBytes must be a non-negative number of bytes')
   const requested = options.format ?? 'auto'
   let explicit: FormatModule | undefined
   if (requested !== 'auto') {
@@ -176,16 +197,24 @@ export const replayStream = async (
   let headBytes = 0
   const sniffValues: Array<unknown> = []
   let headLines = 0
-  const sniffer = new LineSplitter((text) => {
-    headLines++
-    // SSE recordings (`data: {json}`) are sniffed by their payload
-    if (sniffValues.length < SNIFF_LINES) sniffValues.push(parseOrUndefined(text.startsWith('data:') ? text.slice(5).trim() : text))
-  })
+  // the first line ended but was over the line cap: the input is line-based (a document would not have ended there)
+  let firstOversize = false
+  const sniffer = new LineSplitter(
+    (text) => {
+      headLines++
+      // SSE recordings (`data: {json}`) are sniffed by their payload
+      if (sniffValues.length < SNIFF_LINES) sniffValues.push(parseOrUndefined(text.startsWith('data:') ? text.slice(5).trim() : text))
+    },
+    () => {
+      headLines++
+      if (sniffValues.length === 0) firstOversize = true
+    },
+  )
   let eof = false
   // A live pipe may pause after a few lines: once some JSON has arrived, a pause of SNIFF_WAIT_MS ends the head.
   let pending: Promise<IteratorResult<Buffer>> | undefined
   // Read on past SNIFF_BYTES while no line has ended yet (a first line over 256 KiB), up to the document cap.
-  const headCap = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES
+  const headCap = maxDoc
   while ((headLines < SNIFF_LINES && headBytes < SNIFF_BYTES) || (headLines === 0 && headBytes < headCap)) {
     pending ??= it.next()
     const haveJson = sniffValues.some((x) => typeof x === 'object' && x !== null)
@@ -221,7 +250,7 @@ export const replayStream = async (
   // A JSON document spread over lines starts with `{` or `[` on a line that is not JSON by itself (a later
   // line such as `[{}]` may parse alone, so only the first line decides).
   const firstLineParses = sniffValues.length > 0 && sniffValues[0] !== undefined
-  const looksLikeDocument = startsLikeDocument && !firstLineParses
+  const looksLikeDocument = startsLikeDocument && !firstLineParses && !firstOversize
   let module: FormatModule | undefined = explicit
   let documentMode = false
   if (module === undefined) {
@@ -233,7 +262,8 @@ export const replayStream = async (
       notes.push('the input holds no records (empty or blank): one unfinished run')
     }
     if (module === undefined && !documentMode) {
-      throw new ReplayError('undetected', `could not detect the format${fileLabel ? ` of ${fileLabel}` : ''}; name it with --format (one of: ${formatNames()})`)
+      const why = firstOversize ? ` (its first line is over the line cap of ${LINE_CAP_TEXT}, so it was not read)` : ''
+      throw new ReplayError('undetected', `could not detect the format${fileLabel ? ` of ${fileLabel}` : ''}${why}; name it with --format (one of: ${formatNames()})`)
     }
   } else {
     documentMode = module.reader === undefined || (module.readDocument !== undefined && looksLikeDocument)
@@ -248,7 +278,7 @@ export const replayStream = async (
     }
   }
   if (documentMode) {
-    const max = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES
+    const max = maxDoc
     const parts = head
     let total = headBytes
     while (!eof) {
@@ -261,7 +291,17 @@ export const replayStream = async (
       parts.push(n.value)
     }
     if (total > max) throw new ReplayError('too-large', `${fileLabel ?? 'the input'} is a single JSON document over ${Math.round(max / 1048576)} MB`)
-    let text = Buffer.concat(parts).toString('utf8')
+    // one copy at a time: the chunks, then the whole, then its text (a 64 MB document is not held three times)
+    let whole: Buffer | null = Buffer.concat(parts)
+    parts.length = 0
+    if (countJsonValues(whole, 0, whole.length, MAX_DOCUMENT_VALUES) > MAX_DOCUMENT_VALUES) {
+      throw new ReplayError(
+        'too-large',
+        `${fileLabel ?? 'the input'} is a single JSON document of over ${MAX_DOCUMENT_VALUES.toLocaleString('en-US')} JSON values; split it or use a line-based export`,
+      )
+    }
+    let text = whole.toString('utf8')
+    whole = null
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
     let doc: unknown
     try {
@@ -289,7 +329,10 @@ export const replayStream = async (
       if (error !== undefined) return
       error = reader.line(text, lineNo, unterminated)
     },
-    (lineNo, size) => notes.push(`line ${lineNo}: skipped a line of ${size} bytes (over the line size cap)`),
+    (lineNo, size, values) =>
+      notes.push(
+        `line ${lineNo}: skipped a line of ${size.toLocaleString('en-US')} bytes${values !== undefined ? ` holding over ${MAX_LINE_VALUES.toLocaleString('en-US')} JSON values` : ''} (over the line cap of ${LINE_CAP_TEXT})`,
+      ),
   )
   sniffValues.length = 0
   for (const c of head) {
@@ -341,6 +384,6 @@ export const replayFile = async (path: string, options: ReplayOptions = {}): Pro
   })
   if (outcome.error !== undefined) throw outcome.error
   // a Claude Code session's subagent files (`<session>/subagents/*.jsonl`) belong to its runs (SPEC §1)
-  if (outcome.format === 'claude-code' && (await subagentFilesOf(path).catch(() => [])).length > 0) return attachSubagents(runs, path)
+  if (outcome.format === 'claude-code' && (await subagentFilesOf(path).catch(() => [])).length > 0) return attachSubagents(runs, path, options.estimate !== undefined ? { estimate: options.estimate } : {})
   return runs
 }

@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { currentResult, foldRuns, initialState, resumeFold } from '../../src/core/fold.js'
+import { currentResult, foldRuns, initialState } from '../../src/core/fold.js'
+import { resumeFold } from '../../src/core/resumeFold.js'
 import { decodeFoldState, encodeFoldState } from '../../src/core/FoldStateCodec.js'
 import { numRuns, validTraceArb } from '../support/arbitraries.js'
 

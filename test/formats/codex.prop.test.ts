@@ -172,7 +172,8 @@ describe('rollout usage (K11)', () => {
       fc.property(fc.array(stepArb, { maxLength: 30 }), (steps) => {
         const t = { input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0, reasoning_output_tokens: 0 }
         let clock = 0
-        const lines = ['{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s"}}']
+        // the session starts at the clock's origin (1.7e12 ms): a later line never goes back in time
+        const lines = ['{"timestamp":"2023-11-14T22:13:20.000Z","type":"session_meta","payload":{"id":"s"}}']
         const line = (payload: object): string => JSON.stringify({ timestamp: new Date(1.7e12 + ++clock * 1000).toISOString(), type: 'event_msg', payload })
         for (const s of steps) {
           if (s.kind === 'user') lines.push(line({ type: 'user_message', message: 'q' }))

@@ -15,6 +15,8 @@ console.log(`gemini properties: FC_NUM_RUNS=${NUM_RUNS}`)
 /** Every diagnostic message the gemini readers can write (fixed text). */
 const KNOWN_MESSAGES = new Set([
   'skipped a non-JSON line',
+  // the fold's value checks (RunResult.finishRun): times that go backwards
+  'the run ends before it starts (its clock went backwards, or the source gives a negative duration): duration unknown',
   'skipped the last line: it was cut off (no newline) and is not valid JSON',
   'skipped a JSON line that is not an object',
   'a $rewindTo names a message that is not in the log; every message was dropped, as gemini-cli does',

@@ -300,7 +300,7 @@ describe('gemini translator: live SDK objects of any shape', () => {
     const records: Array<unknown> = [
       { sessionId: 's', projectHash: 'h' },
       { id: 'u', type: 'user', timestamp: T(1), content: [{ text: 'go' }] },
-      new Proxy({ id: 'x' }, { get: (o, k) => (k === 'id' ? 'x' : k === 'type' ? 'gemini' : (() => { throw new Error('get') })()) }),
+      new Proxy({ id: 'x' }, { get: (_o, k) => (k === 'id' ? 'x' : k === 'type' ? 'gemini' : (() => { throw new Error('get') })()) }),
       { id: 'g', type: 'gemini', timestamp: T(2), content: '', toolCalls: [{ id: 'c', name: 'run', status: 'awaiting_approval', args }] },
     ]
     for (const v of records) expect(() => p.record(v)).not.toThrow()

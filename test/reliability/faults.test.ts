@@ -10,7 +10,8 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { asapScheduler, concat, concatMap, defer, finalize, from, interval, map, type Observable, observeOn, of, Subject, take, throwError, timer, toArray } from 'rxjs'
 import { describe, expect, it } from 'vitest'
-import { currentResult, foldEvents, initialState, resumeFold } from '../../src/core/fold.js'
+import { currentResult, foldEvents, initialState } from '../../src/core/fold.js'
+import { resumeFold } from '../../src/core/resumeFold.js'
 import type { RunResult } from '../../src/core/RunResult.js'
 import { decodeEvents, reduceRun, runResults, scanRun } from '../../src/operators/index.js'
 import { expectSame } from './support/equal.js'
@@ -145,9 +146,13 @@ describe('a slow consumer', () => {
 })
 
 describe('an early unsubscribe', () => {
-  const pendingArgs = (): { arguments: Record<string, unknown>; event: unknown } => {
-    const args = { cmd: 'rm -rf /tmp/x', blob: 'x'.repeat(10_000) }
-    return { arguments: args, event: { type: 'turn/end', sessionId: 's', data: { turn: 1, reason: { kind: 'suspended', pending: [{ id: 'p', kind: 'approval', arguments: args }] } } } }
+  // The fold keeps a plain copy of each event it is handed (fields read once: core/plainData.ts), so the state
+  // holds a copy of these arguments, not this object; a function inside them is kept as it is (not data), and
+  // it is what the WeakRef watches: held while the state lives, gone once it is dropped.
+  const pendingArgs = (): { arguments: object; event: unknown } => {
+    const marker = (): string => 'rm -rf /tmp/x'
+    const args = { cmd: marker, blob: 'x'.repeat(10_000) }
+    return { arguments: marker, event: { type: 'turn/end', sessionId: 's', data: { turn: 1, reason: { kind: 'suspended', pending: [{ id: 'p', kind: 'approval', arguments: args }] } } } }
   }
 
   it.each([

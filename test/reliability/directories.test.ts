@@ -1,0 +1,121 @@
+/**
+ * Directories (issue 14): symbolic links to files and folders are followed (a loop is read once, with a note);
+ * a broken link is noted; file names that are not valid UTF-8 are read through Buffer paths; a file reached
+ * through overlapping inputs is listed once; a `subagents` folder given by itself is read; a session file named
+ * `...jsonl` cannot pull a `subagents` folder from outside its own; the 100-diagnostic cap holds for
+ * diagnostics added from subagent files.
+ */
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { MAX_DIAGNOSTICS, type RunResult } from '../../src/core/RunResult.js'
+import { attachSubagents, subagentFilesOf } from '../../src/node/claudeSubagents.js'
+import { listLogFiles, listLogPaths } from '../../src/node/files.js'
+import { replayStream } from '../../src/node/replay.js'
+import { runCli } from '../support/cli.js'
+
+const native = readFileSync(new URL('../../examples/native/session.jsonl', import.meta.url), 'utf8')
+const tmp = (): string => mkdtempSync(join(tmpdir(), 'run-outcome-dirs-'))
+
+describe('symbolic links', () => {
+  it('links to files and folders are followed; a loop and a second link to a folder are read once, with a note; a broken link is noted', async () => {
+    const d = tmp()
+    const real = join(d, 'real')
+    mkdirSync(real)
+    writeFileSync(join(real, 'a.jsonl'), native)
+    mkdirSync(join(d, 'logs'))
+    symlinkSync(join(real, 'a.jsonl'), join(d, 'logs', 'linked.jsonl'))
+    symlinkSync(real, join(d, 'logs', 'folder'))
+    symlinkSync(d, join(real, 'loop')) // back up to the top: a loop
+    symlinkSync(join(d, 'nowhere.jsonl'), join(d, 'logs', 'broken.jsonl'))
+    const skipped: Array<[string, string]> = []
+    const files = await listLogFiles(join(d, 'logs'), (p, why) => skipped.push([p, why]))
+    // a.jsonl is reached as folder/a.jsonl and as linked.jsonl: one file, listed once (the first path in order)
+    expect(files).toStrictEqual([join(d, 'logs', 'folder', 'a.jsonl')])
+    expect(skipped).toStrictEqual([
+      [join(d, 'logs', 'broken.jsonl'), 'a symbolic link to nothing readable'],
+      [join(d, 'logs', 'folder', 'loop', 'logs'), 'the same folder as one already read (a symbolic link loop or a second link to it)'],
+      [join(d, 'logs', 'folder', 'loop', 'real'), 'the same folder as one already read (a symbolic link loop or a second link to it)'],
+    ])
+    // the CLI reads the linked file (today's runs are not lost to a link)
+    const r = await runCli(['replay', '--json', join(d, 'logs')])
+    expect(r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as RunResult).ending.kind)).toStrictEqual(['answered', 'cut_off'])
+    expect(r.stderr).toContain(`skipped ${join(d, 'logs', 'broken.jsonl')}: a symbolic link to nothing readable`)
+  })
+})
+
+describe('names and overlapping inputs', () => {
+  it('a file name that is not valid UTF-8 is listed as a Buffer and read; the string listing notes it instead of dropping it', async () => {
+    const d = tmp()
+    const name = Buffer.concat([Buffer.from(`${d}/bad-`), Buffer.from([0xff, 0xfe]), Buffer.from('.jsonl')])
+    writeFileSync(name, native)
+    writeFileSync(join(d, 'good.jsonl'), native)
+    const paths = await listLogPaths(d)
+    expect(paths.map((p) => [Buffer.isBuffer(p.path), p.label])).toStrictEqual([
+      [true, `${d}/bad-\ufffd\ufffd.jsonl`],
+      [false, join(d, 'good.jsonl')],
+    ])
+    const runs: Array<RunResult> = []
+    await replayStream(createReadStream(paths[0]?.path as Buffer), (r) => runs.push(r), { file: paths[0]?.label ?? null })
+    expect(runs.map((r) => r.ending.kind)).toStrictEqual(['answered', 'cut_off'])
+    const skipped: Array<string> = []
+    expect(await listLogFiles(d, (p, why) => skipped.push(`${p}: ${why}`))).toStrictEqual([join(d, 'good.jsonl')])
+    expect(skipped).toStrictEqual([`${d}/bad-\ufffd\ufffd.jsonl: its name is not valid UTF-8 (not read)`])
+  })
+
+  it('the same file through overlapping inputs (d and ./d, a folder and its parent) is listed once with a shared `seen`', async () => {
+    const d = tmp()
+    mkdirSync(join(d, 'sub'))
+    writeFileSync(join(d, 'sub', 'a.jsonl'), native)
+    writeFileSync(join(d, 'b.jsonl'), native)
+    const seen = new Set<string>()
+    const dup: Array<string> = []
+    const first = await listLogFiles(join(d, 'sub'), undefined, { seen, onDuplicate: (p) => dup.push(p) })
+    const second = await listLogFiles(`${d}/./sub/`, undefined, { seen, onDuplicate: (p) => dup.push(p) })
+    const parent = await listLogFiles(d, undefined, { seen, onDuplicate: (p) => dup.push(p) })
+    expect([first, second, parent]).toStrictEqual([[join(d, 'sub', 'a.jsonl')], [], [join(d, 'b.jsonl')]])
+    expect(dup).toStrictEqual([join(d, 'sub', 'a.jsonl'), join(d, 'sub', 'a.jsonl')])
+  })
+})
+
+describe('Claude Code subagent folders', () => {
+  const subRecord = (agent: string): string =>
+    `${JSON.stringify({ parentUuid: null, isSidechain: true, userType: 'external', sessionId: 'sess', agentId: agent, type: 'assistant', uuid: `x-${agent}`, timestamp: '2025-10-30T12:00:01.000Z', message: { id: `m-${agent}`, model: 'claude-sonnet', role: 'assistant', content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn', usage: { input_tokens: 2, output_tokens: 3 } } })}\n`
+
+  it('a subagents folder (or a session folder) given by itself is read; under its project it belongs to the session', async () => {
+    const d = tmp()
+    const sub = join(d, 'proj', 'sess', 'subagents')
+    mkdirSync(sub, { recursive: true })
+    writeFileSync(join(d, 'proj', 'sess.jsonl'), native)
+    writeFileSync(join(sub, 'agent-a1.jsonl'), subRecord('a1'))
+    expect(await listLogFiles(join(d, 'proj'))).toStrictEqual([join(d, 'proj', 'sess.jsonl')])
+    expect(await listLogFiles(sub)).toStrictEqual([join(sub, 'agent-a1.jsonl')])
+    expect(await listLogFiles(join(d, 'proj', 'sess'))).toStrictEqual([join(sub, 'agent-a1.jsonl')])
+    const r = await runCli(['replay', '--json', sub])
+    expect([r.code, (JSON.parse(r.stdout) as RunResult).usage.outputTokens]).toStrictEqual([0, 3])
+  })
+
+  it('a session file named `...jsonl` does not pull a subagents folder from outside its own folder', async () => {
+    const d = tmp()
+    mkdirSync(join(d, 'inner'))
+    mkdirSync(join(d, 'subagents'))
+    writeFileSync(join(d, 'subagents', 'agent-x.jsonl'), subRecord('x'))
+    for (const name of ['...jsonl', '..jsonl', '.jsonl']) {
+      writeFileSync(join(d, 'inner', name), native)
+      expect([name, await subagentFilesOf(join(d, 'inner', name))]).toStrictEqual([name, []])
+    }
+  })
+
+  it('diagnostics from subagent files keep the 100-diagnostic cap (the rest counted)', async () => {
+    const d = tmp()
+    const sub = join(d, 'sess', 'subagents')
+    mkdirSync(sub, { recursive: true })
+    writeFileSync(join(d, 'sess.jsonl'), '')
+    // links to nothing: each is a subagent file that cannot be read
+    for (let i = 0; i < 150; i++) symlinkSync(join(d, `missing-${i}`), join(sub, `agent-${String(i).padStart(3, '0')}.jsonl`))
+    const parent = { diagnostics: [{ message: 'one of its own' }], diagnosticsDropped: 0, children: [], usage: { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, byModel: {} }, cost: { totalUsd: null, complete: false, missing: 0 }, toolCalls: 0, startedAt: null, endedAt: null } as unknown as RunResult
+    const [r] = await attachSubagents([parent], join(d, 'sess.jsonl'))
+    expect([r?.diagnostics.length, r?.diagnosticsDropped, r?.diagnostics[1]?.message]).toStrictEqual([MAX_DIAGNOSTICS, 51, 'could not read the subagent file agent-000.jsonl'])
+  })
+})
