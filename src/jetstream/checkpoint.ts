@@ -1,133 +1,198 @@
 /**
- * A session's checkpoint on JetStream: the native fold state (`FoldState`, SPEC §4) of the events applied so
- * far, with the stream sequence of the last one. Stored as JSON in the `RUN_STATE` bucket under the session's
- * key; a worker applies a message only when its stream sequence is above `lastSeq`, so a redelivered message
- * is never applied twice.
+ * One session's fold on JetStream and its checkpoint: the pipeline (translator → fold, SPEC §6) of the
+ * session's format, fed one record per message, and its whole state as plain JSON — the translator's state
+ * and the fold's — so any format resumes from a snapshot (docs/scale-out.md §3).
  *
- * Applying a message is the `runResults()` semantics of the native format: a run closes at the root `idle`,
- * and the closed run is the `RunResult` to store as run `n` (`fold.runs` after it closed). A malformed event
- * (not JSON, no string `type`, a `turn/end` without a valid `reason`) does not stop the fold: the event is
- * skipped, its `ProtocolError` message (never the input) becomes a diagnostic of the open run, naming the
- * stream sequence where the raw event can still be read, and the run counts as having content so the next
- * root idle closes it and the diagnostic reaches `RUN_RESULTS`.
+ * Applying a message is the live pipeline's semantics: each run is handed out at its terminal record (a root
+ * `idle` in the native format, a `result` in Claude Code stream-json, …) and is run `n` of the session
+ * (`fold.runs` after it closed). A message the native format rejects (not JSON, no string `type`, a `turn/end`
+ * without a valid `reason`) does not stop the fold: it is skipped, its `ProtocolError` message (never the
+ * input) becomes a diagnostic of the open run naming the stream sequence where the raw message can still be
+ * read, and the run counts as having content so its terminal record closes it and the diagnostic reaches
+ * `RUN_RESULTS`. Vendor formats are lenient (their translators turn what they do not know into diagnostics).
  *
  * @module
  */
-import { boundedJson } from '../core/boundedJson.js'
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
-import { cloneState, initialState, NativeFolder, type FoldState } from '../core/fold.js'
-import { decodeJsonWith, FoldStateCodec } from '../core/FoldStateCodec.js'
-import { ProtocolError } from '../core/ProtocolError.js'
+import { boundedJson } from '../core/boundedJson.js'
+import { currentResult, hasOpenRun, initialState } from '../core/fold.js'
+import { decodeJsonWith } from '../core/FoldStateCodec.js'
+import { Pipeline, pipelineStateCodec, type PipelineState } from '../core/pipeline.js'
+import type { ProtocolError } from '../core/ProtocolError.js'
 import { addDiagnostic, type RunResult } from '../core/RunResult.js'
+import type { Translator } from '../core/translator.js'
 
 /**
- * One session's checkpoint (the value under its key in `RUN_STATE`). Mutable while a worker applies a batch
- * to its private copy; plain JSON.
+ * One session's checkpoint, as a line of a partition snapshot: plain JSON.
  * @since 0.1.0
  */
-export interface SessionCheckpoint {
-  readonly version: 1
+export interface SessionCheckpoint<S = unknown> {
+  readonly version: 2
   /** The session id (the subject's session token): the fold key. */
   readonly session: string
-  /** Stream sequence of the last event applied; 0 before any. */
-  lastSeq: number
-  /** Messages applied so far (malformed ones included). */
-  applied: number
-  /** Malformed events recorded as diagnostics so far. */
-  protocolErrors: number
-  /**
-   * The first delivery (by the durable `consumer`, an incarnation id, at its delivery sequence `seq`) that
-   * carried the event at `lastSeq`, when that event was applied from it; else `null`. Lets the worker that
-   * holds every delivery since then skip the stream read (docs/scale-out.md, "ordering").
-   */
-  delivery: { readonly consumer: string; readonly seq: number } | null
-  /** The native fold's state after the last event applied. */
-  fold: FoldState
+  /** Messages applied so far (rejected ones included). */
+  readonly applied: number
+  /** Messages the native format rejected so far (recorded as diagnostics). */
+  readonly protocolErrors: number
+  /** The pipeline's whole state (format, translator state, fold state); `fold.closed`/`lastClosed` are dropped. */
+  readonly state: PipelineState<S>
 }
 
-/** io-ts codec of {@link SessionCheckpoint}; the fold state is checked with `FoldStateCodec`. @since 0.1.0 */
-export const SessionCheckpointCodec: t.Type<SessionCheckpoint, unknown> = t.type({
-  version: t.literal(1),
-  session: t.string,
-  lastSeq: t.number,
-  applied: t.number,
-  protocolErrors: t.number,
-  delivery: t.union([t.type({ consumer: t.string, seq: t.number }), t.null]),
-  fold: FoldStateCodec,
-}) as unknown as t.Type<SessionCheckpoint, unknown>
-
-/** The checkpoint of a session with no event applied. @since 0.1.0 */
-export const newCheckpoint = (session: string): SessionCheckpoint => ({
-  version: 1,
-  session,
-  lastSeq: 0,
-  applied: 0,
-  protocolErrors: 0,
-  delivery: null,
-  fold: initialState(),
-})
-
-/** A deep copy, for a worker to apply a batch to without touching its cached copy. @since 0.1.0 */
-export const cloneCheckpoint = (cp: SessionCheckpoint): SessionCheckpoint => ({ ...cp, fold: cloneState(cp.fold) })
-
-/** The JSON text of a checkpoint. @since 0.1.0 */
-export const encodeCheckpoint = (cp: SessionCheckpoint): string => boundedJson(cp)
+/** io-ts codec of a {@link SessionCheckpoint} of one translator's format. @since 0.3.0 */
+export const sessionCheckpointCodec = <S>(translator: Translator<S>): t.Type<SessionCheckpoint<S>, unknown, unknown> =>
+  t.type({
+    version: t.literal(2),
+    session: t.string,
+    applied: t.number,
+    protocolErrors: t.number,
+    state: pipelineStateCodec(translator),
+  }) as unknown as t.Type<SessionCheckpoint<S>, unknown, unknown>
 
 /**
- * Parses and validates a stored checkpoint.
+ * Parses and validates one stored session checkpoint.
  *
  * **Fails with** `ProtocolError` kind `json` (not JSON) or `event` (the path and expected type of the first
- * mismatch); it never echoes the stored value.
+ * mismatch, e.g. a checkpoint of another format); it never echoes the stored value.
  * @since 0.1.0
  */
-export const decodeCheckpoint = (text: string): E.Either<ProtocolError, SessionCheckpoint> =>
-  decodeJsonWith(SessionCheckpointCodec, text, 'a session checkpoint')
-
-/** What applying one message did. @since 0.1.0 */
-export interface Applied {
-  /** The run the message closed (a root `idle`), with its 1-based number in the session; else `null`. */
-  readonly closed: { readonly n: number; readonly result: RunResult } | null
-  /** The message's `ProtocolError` when it was malformed (recorded as a diagnostic, the event skipped). */
-  readonly error: ProtocolError | null
-}
+export const decodeCheckpoint = <S>(translator: Translator<S>, text: string): E.Either<ProtocolError, SessionCheckpoint<S>> =>
+  decodeJsonWith(sessionCheckpointCodec(translator), text, 'a session checkpoint')
 
 const decoder = new TextDecoder('utf-8', { fatal: false })
 
+/** Receives each run a message closed: its 1-based number in the session and its result. @since 0.3.0 */
+export type OnClosed = (n: number, result: RunResult) => void
+
 /**
- * Applies the message at stream sequence `seq` (its payload: one native event as JSON, SPEC §4) to `cp` **in
- * place**, and moves `cp.lastSeq` to `seq` (and `cp.delivery` to `delivery`). The caller checks
- * `seq > cp.lastSeq` and applies a session's messages in stream order. Never throws.
- * @since 0.1.0
+ * A session's live pipeline and counters. Mutable; {@link SessionFold.encode} is its checkpoint.
+ * @since 0.3.0
  */
-export const applyMessage = (
-  cp: SessionCheckpoint,
-  seq: number,
-  payload: Uint8Array | string,
-  delivery: SessionCheckpoint['delivery'] = null,
-): Applied => {
-  const text = typeof payload === 'string' ? payload : decoder.decode(payload)
-  let error: ProtocolError | undefined
-  let value: unknown
-  let parsed = true
-  try {
-    value = JSON.parse(text)
-  } catch {
-    parsed = false
-    error = new ProtocolError({ kind: 'json', index: cp.fold.events, path: '', expected: 'JSON' })
+export class SessionFold<S = unknown> {
+  readonly session: string
+  private readonly translator: Translator<S>
+  private state: PipelineState<S>
+  private pipeline: Pipeline<S>
+  applied: number
+  protocolErrors: number
+
+  /** A fresh session, or one resumed from its checkpoint (whose state is then used, not copied). */
+  constructor(translator: Translator<S>, session: string, from?: SessionCheckpoint<S>) {
+    this.translator = translator
+    this.session = session
+    this.applied = from?.applied ?? 0
+    this.protocolErrors = from?.protocolErrors ?? 0
+    this.state = from?.state ?? SessionFold.freshState(translator)
+    this.pipeline = new Pipeline(translator, { live: true }, this.state)
   }
-  if (parsed) error = new NativeFolder({}, cp.fold).push(value)
-  cp.lastSeq = seq
-  cp.delivery = delivery
-  cp.applied++
-  if (error !== undefined) {
-    cp.protocolErrors++
-    cp.fold.closed = null
-    const draft = cp.fold.run.draft
-    draft.hasContent = true
-    addDiagnostic(draft, undefined, `protocol error in the event at stream sequence ${seq}, skipped: ${error.message}`)
-    return { closed: null, error }
+
+  private static freshState<S>(translator: Translator<S>, runs = 0): PipelineState<S> {
+    const fold = initialState({ format: translator.format, file: null, hold: false })
+    fold.runs = runs
+    return { version: 1, format: translator.format, translator: translator.init({ file: null, live: true }), fold }
   }
-  const closed = cp.fold.closed
-  return { closed: closed === null ? null : { n: cp.fold.runs, result: closed }, error: null }
+
+  /** Runs closed so far. */
+  get runs(): number {
+    return this.state.fold.runs
+  }
+
+  /** `true` while the session's current run has content and no terminal record yet. */
+  get open(): boolean {
+    return hasOpenRun(this.state.fold)
+  }
+
+  /**
+   * Applies the message at stream sequence `seq` (one record of the session's format); calls `onClosed` for
+   * each run it closed. Returns the native format's `ProtocolError` when the message was rejected (then
+   * recorded as a diagnostic). Never throws (a translator that throws has the record skipped with a diagnostic).
+   */
+  apply(seq: number, payload: Uint8Array | string, onClosed: OnClosed): ProtocolError | undefined {
+    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : decoder.decode(payload)
+    const p = this.pipeline
+    let error: ProtocolError | undefined
+    try {
+      error = p.textLine(text, undefined)
+    } catch (e) {
+      // a translator must not throw; if one does, the record is skipped with a diagnostic rather than retried
+      // for ever (it would stall its partition)
+      const draft = this.state.fold.run.draft
+      draft.hasContent = true
+      addDiagnostic(draft, undefined, `internal error on the record at stream sequence ${seq}, skipped: ${e instanceof Error ? e.message.slice(0, 200) : 'unknown error'}`)
+    }
+    this.applied++
+    if (error !== undefined) {
+      this.protocolErrors++
+      const draft = this.state.fold.run.draft
+      draft.hasContent = true
+      addDiagnostic(draft, undefined, `protocol error in the event at stream sequence ${seq}, skipped: ${error.message}`)
+    }
+    if (p.hasResults) {
+      const closed = p.takeResults()
+      const first = this.state.fold.runs - closed.length + 1
+      for (let i = 0; i < closed.length; i++) onClosed(first + i, closed[i] as RunResult)
+    }
+    if (p.hasNotes) p.takeNotes() // late records of a run already handed out: nowhere to put them on a stream
+    return error
+  }
+
+  /** The checkpoint as one line of JSON (no newline inside). */
+  encode(): string {
+    const fold = this.state.fold
+    const closed = fold.closed
+    const lastClosed = fold.lastClosed
+    // transient: the run the last record closed is in RUN_RESULTS already
+    fold.closed = null
+    fold.lastClosed = null
+    try {
+      return boundedJson({ version: 2, session: this.session, applied: this.applied, protocolErrors: this.protocolErrors, state: this.state })
+    } finally {
+      fold.closed = closed
+      fold.lastClosed = lastClosed
+    }
+  }
+
+  /**
+   * The session's checkpoint is larger than the bound (`bytes`): closes its current run here with a diagnostic
+   * saying so, and restarts the session's fold (translator and fold state fresh, run numbers going on). Returns
+   * the closed run as run `n`.
+   */
+  restart(bytes: number, limit: number): { readonly n: number; readonly result: RunResult } {
+    const before = currentResult(this.state.fold)
+    const n = this.state.fold.runs + 1
+    const message = `the session's checkpoint grew to ${bytes} bytes, past the ${limit}-byte bound: its run was closed here and its fold restarted (docs/scale-out.md §4)`
+    const result: RunResult = { ...before, diagnostics: [...before.diagnostics, { message }] }
+    this.state = SessionFold.freshState(this.translator, n)
+    this.pipeline = new Pipeline(this.translator, { live: true }, this.state)
+    return { n, result }
+  }
+}
+
+/**
+ * The JSON of a result that fits in `maxBytes` (a KV value under the server's `max_payload`): the result
+ * itself when it fits; else, in turn, without its children, then without its usage by model (the totals stay),
+ * then without its response and structured output,
+ * then without its permission denials and diagnostics — each cut named in a diagnostic, so a run is never
+ * dropped and its partition never stalls (issue 14). Counts, usage totals, cost and the ending are always kept.
+ * @since 0.3.0
+ */
+export const fitResult = (result: RunResult, maxBytes: number): string => {
+  const text = boundedJson(result)
+  if (text.length <= maxBytes / 3 || Buffer.byteLength(text) <= maxBytes) return text
+  const bytes = Buffer.byteLength(text)
+  const note = (what: string) => ({ message: `${what} left out: the result's JSON of ${bytes} bytes is larger than the ${maxBytes} bytes a value may have on this server (max_payload)` })
+  const steps: Array<(r: RunResult) => RunResult> = [
+    (r) => ({ ...r, children: [], diagnostics: [...r.diagnostics.slice(0, 99), note(`its ${r.children.length} children were`)] }),
+    (r) => ({ ...r, usage: { ...r.usage, byModel: {} }, diagnostics: [...r.diagnostics.slice(0, 99), note(`its usage by model (${Object.keys(r.usage.byModel).length} models) was`)] }),
+    (r) => ({ ...r, response: null, structuredOutput: null, diagnostics: [...r.diagnostics.slice(0, 99), note('its response and structured output were')] }),
+    (r) => ({ ...r, permissionDenials: [], diagnostics: [note('its permission denials and diagnostics were')], diagnosticsDropped: r.diagnosticsDropped + r.diagnostics.length }),
+  ]
+  let r = result
+  for (const step of steps) {
+    r = step(r)
+    const t = boundedJson(r)
+    if (Buffer.byteLength(t) <= maxBytes) return t
+  }
+  // an ending that alone is too large (a pending call's arguments): its kind stays
+  return boundedJson({ ...r, ending: { kind: r.ending.kind === 'suspended' ? 'suspended' : r.ending.kind, ...(r.ending.kind === 'suspended' ? { pending: [] } : {}) } as RunResult['ending'] })
 }

@@ -1,44 +1,62 @@
 /**
- * The per-session fold on NATS JetStream (issue 8; design, limits and figures in docs/scale-out.md).
+ * The per-session fold on NATS JetStream at platform speed (issues 8 and 17; design, limits and figures in
+ * docs/scale-out.md).
  *
- * Topology: events arrive on `agents.<sessionId>.events` (one native event per message, SPEC §4) in the
- * stream `AGENT_EVENTS`. Each session's checkpoint ({@link SessionCheckpoint}: fold state + stream sequence
- * of the last event applied) lives in the KV bucket `RUN_STATE` under the session's key; each closed run's
- * `RunResult` (SPEC §3) is created in `RUN_RESULTS` under `<sessionKey>.<n>`.
+ * Topology: publishers put one record per message on `agents.<sessionId>.events`; the stream `AGENT_EVENTS`
+ * stores them partitioned, `agents.<p>.<sessionId>.events` with `p = fnv1a32(utf8(sessionId)) mod P` (the
+ * server's `{{partition(P,1)}}` mapping, or publishers that write that subject themselves). Each closed run's
+ * `RunResult` (SPEC §3) is created in the KV bucket `RUN_RESULTS` under `<sessionKey>.<n>`.
  *
- * Sharing the work (nats-server 2.9 cannot partition a consumer): sessions are hashed into `P` partitions
- * ({@link partitionOf}); partition `p` has its own durable `<durable>-<p>` over the whole subject pattern, and
- * one worker at a time holds its lease (KV compare-and-set, see partitions.ts). The holder folds the
- * partition's sessions and acknowledges every other message at once, so each session is folded by one worker,
- * in stream order, without waiting on anyone.
- *
- * Nothing lost, nothing twice — whatever the leases say (they only keep workers out of each other's way):
- * 1. A worker applies a delivered message at stream sequence `S` to a checkpoint whose last sequence is `L`
- *    only when no event of the session lies between them. Either it holds every delivery its durable made
- *    since the one that applied `L` (first deliveries follow stream order, so such an event would be among
- *    them: the common path, {@link DeliverySet}), or it asks the stream for the first message on the
- *    session's subject at or after `L + 1` (`STREAM.MSG.GET` with `next_by_subj`, answered by the stream
- *    leader); if that is an earlier message (awaiting redelivery after a crash), it applies that one first.
- * 2. It creates the closed runs' results (create-only: a key written by an earlier attempt holds the same
- *    value, the fold being deterministic), writes the checkpoint with compare-and-set on the revision it read,
- *    and only then acknowledges. A lost compare-and-set discards the work, reloads and retries; a message at
- *    or below the checkpoint's sequence is acknowledged without being applied.
+ * One worker at a time holds a partition (a lease in `RUN_STATE`). While it holds it (a *tenure*):
+ * 1. **State in memory.** Every session of the partition is a live pipeline in memory (any format: the
+ *    translator's and the fold's state are plain JSON). A message is applied the moment it arrives: no I/O per
+ *    event.
+ * 2. **Its own consumer.** The tenure starts by claiming the partition's snapshot log (a compare-and-set
+ *    publish, snapshot.ts), loads the last committed snapshot (position `L`), deletes the previous tenure's
+ *    consumer and creates its own (`<durable>-<p>-<claim>`, filter `agents.<p>.*.events`, ack-all, from stream
+ *    sequence `L + 1`). So a takeover never waits for `ack_wait`: the new consumer delivers from the snapshot
+ *    at once, and messages a dead worker held are simply delivered again.
+ * 3. **In order, or resync.** Deliveries of one consumer are numbered 1, 2, 3, …; the worker applies a message
+ *    only if it is the next delivery and a first delivery. Anything else (a gap left by a pull that failed, a
+ *    redelivery, a pull that times out while the consumer reports pending messages, missed heartbeats, a
+ *    server restart) makes the worker recreate its consumer at its in-memory position + 1 and go on: no
+ *    partition is ever left waiting on a stuck pull.
+ * 4. **Snapshots.** About every second (or at half of `max_ack_pending`) the worker writes the sessions changed
+ *    since the last snapshot (or all of them, now and then) as chunks and a commit `{ lastSeq }` to the log,
+ *    each publish a compare-and-set on the log's last sequence; then it acknowledges everything up to
+ *    `lastSeq` with one ack (`AckPolicy.All`). Results of the runs closed before `lastSeq` are created
+ *    (create-only, pipelined) before the commit is written, so a commit never covers a missing result.
+ * Exactly once: a restarted tenure replays from `lastSeq + 1` the events of a state that holds every event up
+ * to `lastSeq` and none after; results are keyed by run number and created once (a key written by an earlier
+ * attempt holds the same value: the fold is deterministic). A worker that lost its lease and still writes
+ * fails at its next snapshot publish and drops the partition; its consumer was deleted by its successor.
  *
  * @module
  */
-import { boundedJson } from '../core/boundedJson.js'
-import type { Consumer, JetStreamClient, JetStreamManager, JsMsg, StoredMsg } from '@nats-io/jetstream'
+import type { Translator } from '../core/translator.js'
+import type { Consumer, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream'
 import type { KV } from '@nats-io/kv'
 import type { NatsConnection } from '@nats-io/transport-node'
 import * as E from 'fp-ts/lib/Either.js'
 import { hostname } from 'node:os'
-import { hasOpenRun } from '../core/fold.js'
+import { formatByName, formats } from '../formats/index.js'
 import type { RunResult } from '../core/RunResult.js'
-import { applyMessage, decodeCheckpoint, encodeCheckpoint, newCheckpoint, type SessionCheckpoint } from './checkpoint.js'
+import { decodeCheckpoint, fitResult, SessionFold } from './checkpoint.js'
 import { loadNatsClients, type NatsClients } from './clients.js'
-import { DeliverySet } from './deliveries.js'
-import { isValidName, JETSTREAM_DEFAULTS, resultKey, sessionFromSubject, sessionKey, sessionTokenIndex } from './keys.js'
-import { configKey, leaseKey, partitionDurable, partitionOf, rebalance, StalenessTracker, workersKey, type PartitionView } from './partitions.js'
+import {
+  isValidName,
+  JETSTREAM_DEFAULTS,
+  parsePartitionedSubject,
+  partitionedPattern,
+  partitionFilter,
+  resultKey,
+  sessionTokenIndex,
+  snapshotSubject,
+  subjectForSession,
+  tenureConsumer,
+} from './keys.js'
+import { configKey, leaseKey, partitionOf, rebalance, StalenessTracker, workersKey, type PartitionView } from './partitions.js'
+import { readSnapshotHead, readSnapshotLines, sliceText, SnapshotFencedError, SnapshotWriter } from './snapshot.js'
 
 /** Options of {@link startConsumer}; every name defaults to {@link JETSTREAM_DEFAULTS}. @since 0.1.0 */
 export interface ConsumeOptions {
@@ -46,38 +64,44 @@ export interface ConsumeOptions {
   readonly servers?: string | ReadonlyArray<string>
   /** An open connection to use instead of `servers`; it is left open by `stop()`. */
   readonly connection?: NatsConnection
-  /** Stream of the events (created with `subjects` when missing; an existing one is used as it is). */
+  /** Stream of the events (created capturing the partitioned subjects when missing; an existing one is used as it is). */
   readonly stream?: string
-  /** Subject pattern with one `*` token for the session id (`agents.*.events`): the durables' filter. */
+  /** The publishers' subject pattern, one `*` token for the session id (`agents.*.events`); stored partitioned. */
   readonly subjects?: string
-  /** Prefix of the partitions' durable pull consumers (`<durable>-<p>`, created when missing). */
+  /** Prefix of the partitions' consumers (`<durable>-<p>-<tenure>`) and of the lease keys. */
   readonly durable?: string
   /** KV bucket of the results (`<sessionKey>.<n>` → `RunResult` JSON). */
   readonly results?: string
-  /** KV bucket of the checkpoints (`<sessionKey>` → {@link SessionCheckpoint} JSON), leases and heartbeats. */
+  /** KV bucket of the leases, heartbeats and the pinned partition count. */
   readonly state?: string
+  /** Stream of the partitions' snapshot logs (subjects `<snapshots>.>`). */
+  readonly snapshots?: string
+  /** Format of the records (`native`, `claude-code`, `codex`, `gemini`, `ai-sdk`, `acp`, `openai-agents`). Default native. */
+  readonly format?: string
   /**
    * Partitions of the sessions: how many workers can share the work. Pinned in the state bucket by the first
-   * worker; a worker started with another count refuses to start. Default 4.
+   * worker; a worker started with another count refuses to start. Must match the server's mapping. Default 4.
    */
   readonly partitions?: number
-  /** Lease time in milliseconds: a silent worker's partitions are taken over after it. Default 10 s. */
+  /** Lease time in milliseconds: a silent worker's partitions are taken over after it. Default 2 s. */
   readonly leaseMs?: number
-  /** `ack_wait` of durables this call creates, in milliseconds (redelivery delay of unacknowledged messages). Default 30 s. */
+  /** `ack_wait` of the consumers, in milliseconds. Default 30 s. */
   readonly ackWaitMs?: number
-  /** `max_ack_pending` of durables this call creates. Default 10,000. */
+  /** `max_ack_pending` of the consumers. Default 100,000. */
   readonly maxAckPending?: number
-  /** Replicas of the stream and buckets this call creates. Default 1. */
+  /** Replicas of the streams and buckets this call creates. Default 1. */
   readonly replicas?: number
-  /** Most messages folded per batch, and asked for per pull. Default 256. */
+  /** Pull size unit: the consumer asks for `8 × batch` messages and refills when `4 × batch` are left. Default 256. */
   readonly batch?: number
-  /** Session checkpoints kept in memory. Default 10,000. */
-  readonly cacheSessions?: number
+  /** Milliseconds between two snapshots of a partition with new events. Default 1,000. */
+  readonly snapshotMs?: number
+  /** Largest checkpoint of one session, in bytes (see {@link SessionFold.restart}). Default 4 MiB. */
+  readonly maxSessionBytes?: number
   /** How often `onProgress` is called, in milliseconds (0: never). Default 5,000. */
   readonly progressIntervalMs?: number
   /** Called with the counters every `progressIntervalMs` (`final` false), and once when the consumer stops (`final` true). */
   readonly onProgress?: (stats: ConsumeStats, final: boolean) => void
-  /** Called with a one-line note about a recoverable problem (a retried session, an unexpected subject, a lost lease). */
+  /** Called with a one-line note about a recoverable problem (a resync, a lost lease, a failed write). */
   readonly onWarning?: (message: string) => void
   /** Client name shown by the server. */
   readonly name?: string
@@ -87,26 +111,28 @@ export interface ConsumeOptions {
 export interface ConsumeStats {
   /** Milliseconds since the consumer started. */
   readonly elapsedMs: number
-  /** Events applied to checkpoints that were then written (delivered, or read from the stream to fill a gap). */
+  /** Messages applied to sessions (a message applied again after a takeover counts again). */
   readonly events: number
   /** Events applied per second over the last progress interval (over the whole run in the final call). */
   readonly eventsPerSecond: number
-  /** Sessions in this worker's memory whose current run has content and no root idle yet. */
+  /** Sessions in this worker's memory whose current run has content and no terminal record yet. */
   readonly openSessions: number
-  /** Sessions whose checkpoint this worker keeps in memory. */
-  readonly cachedSessions: number
+  /** Sessions of the held partitions in memory. */
+  readonly sessions: number
   /** Results this worker created in the results bucket. */
   readonly resultsWritten: number
-  /** Delivered messages acknowledged without applying them (already in the session's checkpoint). */
-  readonly duplicates: number
-  /** Malformed events recorded as diagnostics. */
+  /** Messages the native format rejected (recorded as diagnostics). */
   readonly protocolErrors: number
-  /** Checkpoint writes lost to another worker (compare-and-set), after which the session was reloaded. */
-  readonly conflicts: number
-  /** Messages handed back (nak) for a later retry after an error. */
-  readonly retried: number
-  /** Events read from the stream to check or fill a session's order (the rest were known to be in order). */
-  readonly streamReads: number
+  /** Snapshots committed. */
+  readonly commits: number
+  /** Bytes of the last snapshot written. */
+  readonly snapshotBytes: number
+  /** Consumers recreated at the worker's position (a failed or stuck pull, a gap, a redelivery). */
+  readonly resyncs: number
+  /** Sessions whose checkpoint passed `maxSessionBytes` (run closed with a diagnostic, fold restarted). */
+  readonly restartedSessions: number
+  /** Messages on a subject without the partitioned shape (acknowledged, skipped). */
+  readonly skipped: number
   /** Partitions this worker holds now (of `partitionCount`). */
   readonly partitions: ReadonlyArray<number>
   /** The deployment's partition count. */
@@ -115,17 +141,17 @@ export interface ConsumeStats {
 
 /** A running consumer. @since 0.1.0 */
 export interface RunningConsumer {
-  /** This worker's id (its heartbeat key is `_worker.<id>`). */
+  /** This worker's id (its entry in the heartbeat key). */
   readonly id: string
   /** The counters now. */
   stats(): ConsumeStats
   /**
-   * Stops cleanly: no new messages, the batch in hand is finished (written and acknowledged), messages
-   * received and not started are handed back (nak) for immediate redelivery, the leases are released so other
-   * workers take the partitions at once, and the connection is drained (when this consumer opened it).
+   * Stops cleanly: no new messages, each held partition's state is committed (snapshot, results, ack), the
+   * leases are released so other workers take the partitions at once, and the connection is drained (when
+   * this consumer opened it).
    */
   stop(): Promise<void>
-  /** Resolves after `stop()`; rejects if the connection closes for good. */
+  /** Resolves after `stop()`; rejects if the connection closes for good or the deployment's format differs. */
   readonly done: Promise<void>
   /** The resources this worker created because they did not exist (`stream AGENT_EVENTS`, `bucket RUN_STATE`, …). */
   readonly created: ReadonlyArray<string>
@@ -143,13 +169,16 @@ interface Config {
   readonly durable: string
   readonly results: string
   readonly state: string
+  readonly snapshots: string
+  readonly translator: Translator<unknown>
   readonly partitions: number
   readonly leaseMs: number
   readonly ackWaitMs: number
   readonly maxAckPending: number
   readonly replicas: number
   readonly batch: number
-  readonly cacheSessions: number
+  readonly snapshotMs: number
+  readonly maxSessionBytes: number
   readonly progressIntervalMs: number
 }
 
@@ -159,8 +188,11 @@ const positive = (n: number | undefined, fallback: number, what: string): number
   return v
 }
 
+/** Format names `consume` accepts (every format with a translator). @since 0.3.0 */
+export const consumeFormats = (): Array<string> => formats.filter((f) => f.translator !== undefined).map((f) => f.name)
+
 /**
- * Checks and completes the options. **Throws** {@link ConsumeSetupError} on a bad name, count or subject pattern.
+ * Checks and completes the options. **Throws** {@link ConsumeSetupError} on a bad name, count, format or subject pattern.
  * @internal
  */
 export const resolveConfig = (o: ConsumeOptions): Config => {
@@ -168,18 +200,24 @@ export const resolveConfig = (o: ConsumeOptions): Config => {
   const durable = o.durable ?? JETSTREAM_DEFAULTS.durable
   const results = o.results ?? JETSTREAM_DEFAULTS.results
   const state = o.state ?? JETSTREAM_DEFAULTS.state
+  const snapshots = o.snapshots ?? JETSTREAM_DEFAULTS.snapshots
   for (const [what, name] of [
     ['stream', stream],
     ['durable', durable],
     ['results bucket', results],
     ['state bucket', state],
+    ['snapshots stream', snapshots],
   ] as const) {
     if (!isValidName(name)) throw new ConsumeSetupError(`the ${what} name may contain only letters, digits, '-' and '_'`)
   }
   if (results === state) throw new ConsumeSetupError('the results and state buckets must differ')
+  if (snapshots === stream) throw new ConsumeSetupError('the snapshots stream must differ from the events stream')
   const subjects = o.subjects ?? JETSTREAM_DEFAULTS.subjects
   const tokenIndex = sessionTokenIndex(subjects)
   if (typeof tokenIndex === 'string') throw new ConsumeSetupError(tokenIndex)
+  const formatName = o.format ?? 'native'
+  const translator = formatByName(formatName)?.translator
+  if (translator === undefined) throw new ConsumeSetupError(`unknown format "${formatName.slice(0, 40)}" (one of: ${consumeFormats().join(', ')})`)
   const progress = o.progressIntervalMs ?? 5000
   if (!Number.isFinite(progress) || progress < 0) throw new ConsumeSetupError('the progress interval must be 0 or more')
   const partitions = positive(o.partitions, JETSTREAM_DEFAULTS.partitions, 'the partition count')
@@ -191,13 +229,16 @@ export const resolveConfig = (o: ConsumeOptions): Config => {
     durable,
     results,
     state,
+    snapshots,
+    translator: translator as Translator<unknown>,
     partitions,
     leaseMs: Math.max(300, positive(o.leaseMs, JETSTREAM_DEFAULTS.leaseSeconds * 1000, 'the lease time')),
     ackWaitMs: positive(o.ackWaitMs, JETSTREAM_DEFAULTS.ackWaitSeconds * 1000, 'ack wait'),
-    maxAckPending: Math.floor(positive(o.maxAckPending, JETSTREAM_DEFAULTS.maxAckPending, 'max ack pending')),
+    maxAckPending: Math.max(2, Math.floor(positive(o.maxAckPending, JETSTREAM_DEFAULTS.maxAckPending, 'max ack pending'))),
     replicas: Math.floor(positive(o.replicas, 1, 'replicas')),
     batch: Math.floor(positive(o.batch, JETSTREAM_DEFAULTS.batch, 'batch')),
-    cacheSessions: Math.floor(positive(o.cacheSessions, JETSTREAM_DEFAULTS.cacheSessions, 'cache size')),
+    snapshotMs: positive(o.snapshotMs, JETSTREAM_DEFAULTS.snapshotSeconds * 1000, 'the snapshot interval'),
+    maxSessionBytes: Math.floor(positive(o.maxSessionBytes, JETSTREAM_DEFAULTS.maxSessionBytes, 'the session checkpoint bound')),
     progressIntervalMs: progress,
   }
 }
@@ -219,32 +260,37 @@ interface Topology {
 }
 
 /**
- * Creates what is missing — the stream (capturing `subjects`), the two KV buckets (history 1), the pinned
- * partition count and one durable per partition (explicit acks, `ack_wait`, `max_ack_pending`, deliver all,
- * unlimited redeliveries) — and leaves existing ones as they are. Concurrent workers may race here: the server
- * accepts an identical create twice, and the partition count is created once.
+ * Creates what is missing — the events stream (capturing the partitioned subjects), the snapshots stream, the
+ * two KV buckets (history 1) and the pinned partition count — and leaves existing ones as they are.
+ * Concurrent workers may race here: the server accepts an identical create twice, and the count is created once.
  *
  * **Throws** `ConsumeSetupError` when the pinned partition count differs from `cfg.partitions`.
  * @internal
  */
 export const ensureTopology = async (clients: NatsClients, js: JetStreamClient, jsm: JetStreamManager, cfg: Config, warn: (m: string) => void): Promise<Topology> => {
-  const { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, DiscardPolicy } = clients.jetstream
-  const { nanos } = clients.transport
+  const { RetentionPolicy, StorageType, DiscardPolicy } = clients.jetstream
   const created: Array<string> = []
-  try {
-    await jsm.streams.info(cfg.stream)
-  } catch (e) {
-    if (apiCode(e) !== STREAM_NOT_FOUND) throw e
-    await jsm.streams.add({
-      name: cfg.stream,
-      subjects: [cfg.subjects],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-      discard: DiscardPolicy.Old,
-      num_replicas: cfg.replicas,
-    })
-    created.push(`stream ${cfg.stream}`)
+  const stream = async (name: string, subjects: string): Promise<void> => {
+    try {
+      const info = await jsm.streams.info(name)
+      if (name === cfg.stream && !(info.config.subjects ?? []).includes(subjects)) {
+        warn(`the existing stream ${name} does not capture ${subjects}; only its messages on partitioned subjects are folded (docs/scale-out.md §1)`)
+      }
+    } catch (e) {
+      if (apiCode(e) !== STREAM_NOT_FOUND) throw e
+      await jsm.streams.add({
+        name,
+        subjects: [subjects],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        discard: DiscardPolicy.Old,
+        num_replicas: cfg.replicas,
+      })
+      created.push(`stream ${name}`)
+    }
   }
+  await stream(cfg.stream, partitionedPattern(cfg.subjects))
+  await stream(cfg.snapshots, `${cfg.snapshots}.>`)
   const kvm = new clients.kv.Kvm(js)
   const bucket = async (name: string): Promise<KV> => {
     const existed = await jsm.streams.info(`KV_${name}`).then(
@@ -261,7 +307,7 @@ export const ensureTopology = async (clients: NatsClients, js: JetStreamClient, 
   }
   const resultsKv = await bucket(cfg.results)
   const stateKv = await bucket(cfg.state)
-  // pin the partition count: every worker must hash sessions the same way
+  // pin the partition count: every worker must read the same partitions
   const pinned = await stateKv.get(configKey(cfg.durable))
   if (pinned === null || pinned.operation !== 'PUT') {
     await stateKv.create(configKey(cfg.durable), JSON.stringify({ partitions: cfg.partitions })).catch((e: unknown) => {
@@ -275,91 +321,116 @@ export const ensureTopology = async (clients: NatsClients, js: JetStreamClient, 
       `the workers of ${cfg.durable} are pinned to ${typeof count === 'number' ? count : 'another'} partition(s), not ${cfg.partitions}; start every worker with --partitions ${typeof count === 'number' ? count : 'N'} (docs/scale-out.md says how to change it)`,
     )
   }
-  for (let p = 0; p < cfg.partitions; p++) {
-    const name = partitionDurable(cfg.durable, p)
-    try {
-      const info = await jsm.consumers.info(cfg.stream, name)
-      const filter = info.config.filter_subject
-      if (filter !== undefined && filter !== '' && filter !== cfg.subjects) {
-        warn(`the existing durable ${name} filters another subject pattern than ${cfg.subjects}; messages of other shapes are acknowledged and skipped`)
-      }
-    } catch (e) {
-      if (apiCode(e) !== CONSUMER_NOT_FOUND) throw e
-      await jsm.consumers.add(cfg.stream, {
-        durable_name: name,
-        ack_policy: AckPolicy.Explicit,
-        ack_wait: nanos(cfg.ackWaitMs),
-        max_ack_pending: cfg.maxAckPending,
-        deliver_policy: DeliverPolicy.All,
-        filter_subject: cfg.subjects,
-        max_deliver: -1,
-      })
-      created.push(`durable ${name}`)
-    }
-  }
   return { resultsKv, stateKv, created }
 }
 
-interface CacheEntry {
-  readonly cp: SessionCheckpoint
-  /** KV revision the checkpoint was read or written at; 0 when the key does not exist yet. */
-  readonly revision: number
+/** A session of a held partition. */
+interface Session {
+  readonly fold: SessionFold
+  /** Changed since the last snapshot point (in the tenure's `dirty` list). */
+  dirty: boolean
+  /** Length of its last checkpoint line. */
+  bytes: number
 }
 
-/** One partition as this worker sees it while (and after) holding it. */
+interface PendingResult {
+  readonly key: string
+  readonly text: string
+  done: Promise<void>
+  readonly send: () => void
+}
+
+/** One hold of a partition by this worker. */
+interface Tenure {
+  readonly index: number
+  readonly writer: SnapshotWriter
+  readonly consumerName: string
+  readonly sessions: Map<string, Session>
+  readonly dirty: Array<Session>
+  consumer: Consumer | undefined
+  /** Incremented at each (re)creation of the consumer. */
+  incarnation: number
+  /** The next delivery sequence expected from the consumer. */
+  nextDelivery: number
+  /** Pending count of the last message (messages the consumer has left after it). */
+  lastPending: number
+  /** Messages received in this tenure (the watchdog's progress counter). */
+  received: number
+  /** Stream sequence of the last message applied (or skipped): the in-memory position. */
+  position: number
+  /** The message at `position` and the incarnation it came from (the one to ack-all). */
+  ackMsg: JsMsg | undefined
+  ackIncarnation: number
+  /** Messages applied since the last snapshot point. */
+  sinceSnapshot: number
+  /** Messages of the current consumer delivered and not yet acknowledged. */
+  unacked: number
+  lastSnapshotAt: number
+  /** Chunks of the current commit chain, their bytes, and the sum of the sessions' line lengths. */
+  chain: Array<number>
+  chainBytes: number
+  liveBytes: number
+  forceFull: boolean
+  results: Array<PendingResult>
+  committing: Promise<void> | undefined
+  fetching: ConsumerMessages | undefined
+  pump: Promise<void> | undefined
+  stopped: boolean
+  current: Session | undefined
+  /** Queues the results of the session being applied (`current`): one closure per tenure, not per message. */
+  onClosed: (n: number, result: RunResult) => void
+}
+
+/** One partition as this worker sees it. */
 interface Partition {
   readonly index: number
-  readonly durable: string
-  /** Set while this worker holds the lease. */
   held: boolean
   leaseRevision: number
-  consumer: Consumer | undefined
-  /** The durable's identity: name and creation time (a recreated durable numbers its deliveries anew). */
-  incarnation: string
-  /** First stream sequence the durable's incarnation delivers (1 for deliver-all), or Infinity when unknown. */
-  start: number
-  /** Deliveries of this durable this worker holds (see the module doc, point 1). */
-  deliveries: DeliverySet
-  lastDelivery: number
-  /** `false` once deliveries arrived out of order in this process: every check then reads the stream. */
-  trust: boolean
-  fetching: { stop(): void } | undefined
-  pump: Promise<void> | undefined
+  tenure: Tenure | undefined
 }
 
-interface Item {
-  readonly m: JsMsg
-  readonly part: Partition
-}
-
-const NAK_DELAY_MS = 1000
-const MAX_ATTEMPTS = 8
-const SESSION_CONCURRENCY = 64
-/** How long one pull request waits for messages when the stream is idle. */
-const FETCH_EXPIRES_MS = 5000
-/** Most messages asked for per pull request (larger pulls stalled now and then against nats-server 2.9). */
-const MAX_PULL = 256
-
-const pool = async <T>(items: ReadonlyArray<T>, limit: number, fn: (item: T) => Promise<void>): Promise<void> => {
-  let next = 0
-  const lane = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++] as T)
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
-}
+const RETRY_MS = 500
+/** How long one pull request waits for messages when the partition is idle. */
+const FETCH_EXPIRES_MS = 3000
+/** A full snapshot instead of a delta once the commit chain has this many chunks. */
+const MAX_CHAIN = 64
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref())
 
+interface AckInfo {
+  deliveryCount: number
+  streamSequence: number
+  deliverySequence: number
+  pending: number
+}
+const info: AckInfo = { deliveryCount: 0, streamSequence: 0, deliverySequence: 0, pending: 0 }
+/**
+ * The delivery facts of a JetStream message from its reply subject, without allocating:
+ * `$JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<dseq>.<ts>.<pending>` (nats-server 2.9), or the newer form
+ * with a domain and account hash after `ACK` and a token at the end. The result is reused by the next call.
+ * @internal
+ */
+export const ackInfo = (reply: string): AckInfo | null => {
+  if (!reply.startsWith('$JS.ACK.')) return null
+  // 9 tokens in the old form, 11 or 12 in the new (a split is as cheap as any scan of the string)
+  const t = reply.split('.')
+  const first = t.length === 9 ? 4 : t.length === 11 || t.length === 12 ? 6 : -1
+  if (first < 0) return null
+  info.deliveryCount = Number(t[first])
+  info.streamSequence = Number(t[first + 1])
+  info.deliverySequence = Number(t[first + 2])
+  info.pending = Number(t[first + 4])
+  return info
+}
+
 /**
  * Starts one worker of the per-session fold (see the module doc): connects (unless given a connection),
- * creates the missing stream, buckets and durables, takes its share of the partitions, and folds messages
- * until `stop()`.
+ * creates the missing streams and buckets, takes its share of the partitions, and folds messages until
+ * `stop()`.
  *
- * Several workers (processes or machines) with the same names share the partitions; each session's events are
- * applied once, in stream order. A worker killed at any point loses nothing: its partitions are taken over
- * once its lease runs out, its unacknowledged messages are redelivered after the durable's `ack_wait` (or read
- * from the stream earlier, when a later event of the same session arrives), and what it already wrote is
- * recognised by the checkpoint's stream sequence.
+ * Several workers (processes or machines) with the same names share the partitions; each session's records
+ * are applied once, in stream order. A worker killed at any point loses nothing: its partitions are taken over
+ * once its lease runs out, from their last snapshot, by a new consumer that delivers from there at once.
  *
  * **Fails with** {@link ConsumeSetupError} for bad options, an unreachable server, a topology that cannot be
  * set up or a partition count that differs from the pinned one, and `MissingNatsClientsError` when the
@@ -381,6 +452,7 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
         servers: servers.map((s) => s.trim()),
         name: options.name ?? 'run-outcome consume',
         maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
         // the clients capture a stack trace per request otherwise: a large share of a worker's CPU
         noAsyncTraces: true,
       })
@@ -399,279 +471,465 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
     if (owned) await nc.close().catch(() => undefined)
     throw e instanceof ConsumeSetupError ? e : new ConsumeSetupError(`cannot set up JetStream: ${shortMessage(e)}`)
   }
-  const { resultsKv, stateKv } = topo
+  const { stateKv } = topo
+  const { AckPolicy, DeliverPolicy } = clients.jetstream
+  const { nanos } = clients.transport
   const id = `${hostname().replace(/[^-_a-zA-Z0-9]/g, '_').slice(0, 40)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+  const translator = cfg.translator
+  // room for the headers under the server's max_payload
+  const maxPayload = nc.info?.max_payload ?? 1024 * 1024
+  const chunkBytes = Math.max(1024, maxPayload - Math.min(16 * 1024, Math.floor(maxPayload / 4)))
+  const resultBytes = chunkBytes
 
   // ---- counters ----
   const started = Date.now()
   let events = 0
   let resultsWritten = 0
-  let duplicates = 0
   let protocolErrors = 0
-  let conflicts = 0
-  let retried = 0
-  let streamReads = 0
+  let commits = 0
+  let snapshotBytes = 0
+  let resyncs = 0
+  let restartedSessions = 0
+  let skipped = 0
   let lastTick = { at: started, events: 0 }
+  let stopping = false
+  let fail: (e: Error) => void = () => {}
+  const failed = new Promise<never>((_, reject) => {
+    fail = reject
+  })
+  failed.catch(() => undefined)
 
-  // ---- checkpoint cache (LRU by insertion order) ----
-  const cache = new Map<string, CacheEntry>()
-  const remember = (session: string, entry: CacheEntry): void => {
-    cache.delete(session)
-    cache.set(session, entry)
-    if (cache.size > cfg.cacheSessions) {
-      const oldest = cache.keys().next()
-      if (oldest.done !== true) cache.delete(oldest.value)
-    }
-  }
-  const load = async (session: string): Promise<CacheEntry> => {
-    const cached = cache.get(session)
-    if (cached !== undefined) return cached
-    const entry = await stateKv.get(sessionKey(session))
-    if (entry === null || entry.operation !== 'PUT') return { cp: newCheckpoint(session), revision: 0 }
-    const decoded = decodeCheckpoint(entry.string())
-    if (E.isLeft(decoded)) {
-      throw new Error(`the stored checkpoint of a session is not valid (${decoded.left.path || 'JSON'}: expected ${decoded.left.expected}); fix or delete its key in ${cfg.state}`)
-    }
-    const loaded = { cp: decoded.right, revision: entry.revision }
-    remember(session, loaded)
-    return loaded
-  }
+  const parts: Array<Partition> = Array.from({ length: cfg.partitions }, (_, index) => ({ index, held: false, leaseRevision: 0, tenure: undefined }))
 
-  const nextOnSubject = (subject: string, seq: number): Promise<StoredMsg | null> =>
-    // STREAM.MSG.GET with next_by_subj (nats-server ≥ 2.9), answered by the stream leader: never behind a consumer
-    jsm.streams.getMessage(cfg.stream, { seq, next_by_subj: subject } as unknown as { seq: number })
-
-  const writeResult = async (session: string, n: number, result: RunResult): Promise<void> => {
-    try {
-      await resultsKv.create(resultKey(session, n), boundedJson(result))
-      resultsWritten++
-    } catch (e) {
-      // written by an earlier attempt (this worker before a crash, or another worker): the same deterministic value
-      if (!isWrongLastSequence(e)) throw e
-    }
-  }
-
-  const ackAll = (items: ReadonlyArray<Item>): void => {
-    for (const it of items) it.m.ack()
-  }
-  /** Hands messages back for redelivery; their deliveries no longer count as held (they were not applied). */
-  const handBack = (items: ReadonlyArray<Item>, delay?: number): void => {
-    for (const it of items) {
-      it.m.nak(delay)
-      it.part.deliveries.remove(it.m.info.deliverySequence)
-    }
-  }
-  const nakAll = (items: ReadonlyArray<Item>, delay: number): void => {
-    retried += items.length
-    handBack(items, delay)
-  }
-
-  const firstDelivery = (it: Item): SessionCheckpoint['delivery'] =>
-    it.m.info.deliveryCount === 1 ? { consumer: it.part.incarnation, seq: it.m.info.deliverySequence } : null
-  /** `true` when the delivered message is known to be the session's next event after the checkpoint. */
-  const inOrder = (cp: SessionCheckpoint, it: Item): boolean => {
-    const part = it.part
-    if (!part.trust || it.m.info.deliveryCount !== 1) return false
-    let from: number
-    if (cp.delivery !== null && cp.delivery.consumer === part.incarnation) from = cp.delivery.seq
-    else if (cp.lastSeq + 1 >= part.start) from = 0 // every event after lastSeq is a delivery of this durable
-    else return false
-    const d = it.m.info.deliverySequence
-    return d > from && part.deliveries.covers(from + 1, d - 1)
-  }
-
-  /** Applies one session's delivered messages (same subject), durably, then acknowledges them. Never throws. */
-  const processSession = async (subject: string, session: string, items: Array<Item>): Promise<void> => {
-    items.sort((a, b) => a.m.seq - b.m.seq)
-    try {
-      for (let attempt = 1; ; attempt++) {
-        const entry = await load(session)
-        // applied in place: the cached copy is dropped on any failure below, and only this call touches the
-        // session (a batch has one group per subject; batches run one after the other)
-        const cp = entry.cp
-        cache.delete(session)
-        const closed: Array<{ n: number; result: RunResult }> = []
-        let applied = 0
-        let errors = 0
-        let dups = 0
-        let reads = 0
-        const apply = (seq: number, payload: Uint8Array, delivery: SessionCheckpoint['delivery']): void => {
-          const r = applyMessage(cp, seq, payload, delivery)
-          applied++
-          if (r.error !== null) errors++
-          if (r.closed !== null) closed.push(r.closed)
-        }
-        for (const it of items) {
-          const m = it.m
-          if (m.seq <= cp.lastSeq) {
-            dups++
-            continue
-          }
-          if (inOrder(cp, it)) {
-            apply(m.seq, m.data, firstDelivery(it))
-            continue
-          }
-          while (cp.lastSeq < m.seq) {
-            const next = await nextOnSubject(subject, cp.lastSeq + 1)
-            reads++
-            if (next === null || next.seq >= m.seq) {
-              // the delivered message is the next one (or was removed from the stream after delivery)
-              apply(m.seq, m.data, firstDelivery(it))
-            } else apply(next.seq, next.data, null)
-          }
-        }
-        streamReads += reads
-        if (applied === 0) {
-          remember(session, entry) // unchanged
-          duplicates += dups
-          ackAll(items)
-          return
-        }
-        for (const c of closed) await writeResult(session, c.n, c.result)
-        cp.fold.closed = null // transient (the run the last event closed): written above, no need to store it twice
-        const text = encodeCheckpoint(cp)
-        let revision: number
+  // ---- results: created once, pipelined, awaited before the commit that covers them ----
+  // A create is a publish on the bucket's subject with `Nats-Expected-Last-Subject-Sequence: 0` (what
+  // `kv.create` sends), its reply read by one subscription for all of them: no timer, promise chain or error
+  // object per result, which the clients' request path costs (a third of a worker's time at platform speed).
+  const inbox = `${clients.transport.createInbox()}.`
+  const waiting = new Map<string, { resolve: () => void; reject: (e: unknown) => void; at: number; key: string }>()
+  let nextReply = 0
+  const createHeaders = clients.transport.headers()
+  createHeaders.set('Nats-Expected-Last-Subject-Sequence', '0')
+  const replyDecoder = new TextDecoder()
+  const replies = nc.subscribe(`${inbox}*`, {
+    callback: (err, msg) => {
+      if (err !== null) return
+      const w = waiting.get(msg.subject)
+      if (w === undefined) return
+      waiting.delete(msg.subject)
+      type Ack = { error?: { err_code?: number; description?: string } }
+      const parse = (): Ack | null => {
         try {
-          revision = entry.revision === 0 ? await stateKv.create(sessionKey(session), text) : await stateKv.update(sessionKey(session), text, entry.revision)
-        } catch (e) {
-          if (!isWrongLastSequence(e)) throw e
-          conflicts++
-          if (attempt >= MAX_ATTEMPTS) {
-            warn(`a session kept changing under this worker (${MAX_ATTEMPTS} attempts); its messages will be retried`)
-            nakAll(items, NAK_DELAY_MS)
-            return
-          }
-          continue
+          return JSON.parse(replyDecoder.decode(msg.data)) as Ack
+        } catch {
+          return null
         }
-        remember(session, { cp, revision })
-        events += applied
-        protocolErrors += errors
-        duplicates += dups
-        ackAll(items)
+      }
+      const ack = parse()
+      const error = ack?.error
+      if (ack === null) w.reject(new Error('the server answered a result write with no JSON'))
+      else if (error === undefined) {
+        resultsWritten++
+        w.resolve()
+      } else if (WRONG_LAST_SEQUENCE.includes(error.err_code ?? 0)) {
+        // written by an earlier attempt (this tenure before a crash, or a stale holder): the same deterministic value
+        w.resolve()
+      } else w.reject(new Error(`storing a result failed: ${String(error.description ?? 'error').slice(0, 200)}`))
+    },
+  })
+  const requestTimeoutMs = 10_000
+  const sweep = setInterval(() => {
+    const now = Date.now()
+    for (const [subject, w] of waiting) {
+      if (now - w.at < requestTimeoutMs) continue
+      waiting.delete(subject)
+      w.reject(new Error(`storing the result ${w.key} timed out`))
+    }
+  }, 1000)
+  sweep.unref()
+  const resultSubject = (key: string): string => `$KV.${cfg.results}.${key}`
+  const createResult = (key: string, text: string): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const reply = `${inbox}${nextReply++}`
+      waiting.set(reply, { resolve, reject, at: Date.now(), key })
+      try {
+        nc.publish(resultSubject(key), text, { reply, headers: createHeaders })
+      } catch (e) {
+        waiting.delete(reply)
+        // a value the server can never take must not stall the partition (fitResult makes this rare)
+        if (/max_payload|MAX_PAYLOAD|payload/i.test(shortMessage(e))) {
+          warn(`the result ${key} could not be stored (${shortMessage(e)}); skipped`)
+          resolve()
+        } else reject(e)
+      }
+    })
+  // creates are sent together once per macrotask: one socket write for all of them, not one per result
+  let toSend: Array<PendingResult> = []
+  const sendResults = (): void => {
+    const list = toSend
+    toSend = []
+    for (const r of list) r.send()
+  }
+  const queueResult = (t: Tenure, session: string, n: number, result: RunResult): void => {
+    const key = resultKey(session, n)
+    const text = fitResult(result, resultBytes)
+    let resolve: () => void = () => {}
+    let reject: (e: unknown) => void = () => {}
+    const r: PendingResult = {
+      key,
+      text,
+      done: new Promise<void>((res, rej) => {
+        resolve = res
+        reject = rej
+      }),
+      send: () => createResult(key, text).then(resolve, reject),
+    }
+    r.done.catch(() => undefined)
+    t.results.push(r)
+    if (toSend.length === 0) setImmediate(sendResults)
+    toSend.push(r)
+  }
+
+  // ---- applying ----
+  const markDirty = (t: Tenure, s: Session): void => {
+    if (!s.dirty) {
+      s.dirty = true
+      t.dirty.push(s)
+    }
+  }
+  const apply = (t: Tenure, m: JsMsg, seq: number): void => {
+    const subject = m.subject
+    let s = t.sessions.get(subject)
+    if (s === undefined) {
+      const parsed = parsePartitionedSubject(cfg.subjects, cfg.tokenIndex, subject)
+      if (parsed === null) {
+        if (skipped++ % 1000 === 0) warn(`skipped message(s) on a subject without the partitioned shape ${partitionedPattern(cfg.subjects)}`)
         return
       }
-    } catch (e) {
-      cache.delete(session)
-      warn(`could not apply ${items.length} message(s) of a session, retrying in ${NAK_DELAY_MS} ms: ${shortMessage(e)}`)
-      nakAll(items, NAK_DELAY_MS)
+      if (partitionOf(parsed.session, cfg.partitions) !== t.index && mismatchWarned++ === 0) {
+        warn(`a session on partition ${t.index} hashes to partition ${partitionOf(parsed.session, cfg.partitions)} of ${cfg.partitions}: does the server's mapping use another partition count? (folded here all the same)`)
+      }
+      s = { fold: new SessionFold(translator, parsed.session), dirty: false, bytes: 0 }
+      t.sessions.set(subject, s)
     }
+    t.current = s
+    const error = s.fold.apply(seq, m.data, t.onClosed)
+    if (error !== undefined) protocolErrors++
+    events++
+    markDirty(t, s)
   }
+  let mismatchWarned = 0
 
-  const processBatch = async (items: ReadonlyArray<Item>): Promise<void> => {
-    const groups = new Map<string, Array<Item>>()
-    for (const it of items) {
-      const g = groups.get(it.m.subject)
-      if (g === undefined) groups.set(it.m.subject, [it])
-      else g.push(it)
-    }
-    await pool([...groups], SESSION_CONCURRENCY, async ([subject, group]) => {
-      const session = sessionFromSubject(cfg.subjects, cfg.tokenIndex, subject)
-      if (session === null) ackAll(group)
-      else await processSession(subject, session, group)
+  // ---- consumers ----
+  const createConsumer = async (t: Tenure): Promise<void> => {
+    await jsm.consumers.delete(cfg.stream, t.consumerName).catch((e: unknown) => {
+      if (apiCode(e) !== CONSUMER_NOT_FOUND) throw e
     })
+    await jsm.consumers.add(cfg.stream, {
+      durable_name: t.consumerName,
+      ack_policy: AckPolicy.All,
+      ack_wait: nanos(cfg.ackWaitMs),
+      max_ack_pending: cfg.maxAckPending,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: t.position + 1,
+      filter_subject: partitionFilter(cfg.subjects, t.index),
+      max_deliver: -1,
+      // a consumer left behind by a worker that died for good is removed by the server
+      inactive_threshold: nanos(Math.max(60_000, 30 * cfg.leaseMs)),
+    })
+    t.consumer = await js.consumers.get(cfg.stream, t.consumerName)
+    t.incarnation++
+    t.nextDelivery = 1
+    t.lastPending = 0
+    t.unacked = 0
   }
-
-  // ---- partitions: pulling ----
-  // One pull request at a time per partition (fetch, at most MAX_PULL messages), issued only while less than a
-  // batch waits: this bounds what the worker holds (and what could wait out ack_wait), and keeps nats-server 2.9
-  // fast (overlapping pull requests, as consume() issues them, slow it down badly; docs/scale-out.md §2).
-  const queue: Array<Item> = []
-  let wake: (() => void) | undefined
-  const spaceWaiters: Array<() => void> = []
-  let stopping = false
-  const notifySpace = (): void => {
-    for (const f of spaceWaiters.splice(0)) f()
-  }
-
-  const parts: Array<Partition> = Array.from({ length: cfg.partitions }, (_, index) => ({
-    index,
-    durable: partitionDurable(cfg.durable, index),
-    held: false,
-    leaseRevision: 0,
-    consumer: undefined,
-    incarnation: '',
-    start: Number.POSITIVE_INFINITY,
-    deliveries: new DeliverySet(),
-    lastDelivery: 0,
-    trust: true,
-    fetching: undefined,
-    pump: undefined,
-  }))
-
-  let skippedSubjects = 0
-  const receive = (part: Partition, m: JsMsg): void => {
-    const d = m.info.deliverySequence
-    // deliveries out of order (a recreated durable, a client reset): stop relying on them in this process
-    if (d <= part.lastDelivery) part.trust = false
-    part.lastDelivery = Math.max(part.lastDelivery, d)
-    part.deliveries.add(d)
-    const session = sessionFromSubject(cfg.subjects, cfg.tokenIndex, m.subject)
-    if (session === null) {
-      if (part.index === 0 && skippedSubjects++ % 1000 === 0) warn(`skipped message(s) on a subject that does not match ${cfg.subjects}`)
-      m.ack()
-      return
-    }
-    if (partitionOf(session, cfg.partitions) !== part.index) {
-      m.ack() // another partition's session: its own durable delivers it to its holder
-      return
-    }
-    if (stopping || !part.held) {
-      handBack([{ m, part }])
-      return
-    }
-    queue.push({ m, part })
-    const w = wake
-    wake = undefined
-    w?.()
-  }
-
-  const runPump = async (part: Partition): Promise<void> => {
-    let lastError = ''
-    while (!stopping && part.held) {
-      while (queue.length >= cfg.batch && !stopping && part.held) {
-        await new Promise<void>((resolve) => spaceWaiters.push(resolve))
-      }
-      if (stopping || !part.held) break
+  const resync = async (t: Tenure, why: string): Promise<void> => {
+    t.fetching?.stop()
+    resyncs++
+    warn(`partition ${t.index}: ${why}; resuming from stream sequence ${t.position + 1}`)
+    for (let attempt = 0; !t.stopped; attempt++) {
       try {
-        if (part.consumer === undefined) throw new Error('no consumer')
-        const messages = await part.consumer.fetch({ max_messages: Math.min(cfg.batch, MAX_PULL), expires: FETCH_EXPIRES_MS })
-        part.fetching = messages
-        for await (const m of messages) receive(part, m)
-        lastError = ''
+        await createConsumer(t)
+        return
       } catch (e) {
-        if (stopping || !part.held) break
-        const message = shortMessage(e)
-        if (message !== lastError) warn(`pulling partition ${part.index} failed, retrying: ${message}`)
-        lastError = message
-        await sleep(NAK_DELAY_MS)
-      } finally {
-        part.fetching = undefined
+        if (attempt % 10 === 0) warn(`partition ${t.index}: could not recreate its consumer, retrying: ${shortMessage(e)}`)
+        await sleep(RETRY_MS)
       }
     }
   }
 
-  const startPartition = async (part: Partition): Promise<void> => {
-    const info = await jsm.consumers.info(cfg.stream, part.durable)
-    const incarnation = `${part.durable}@${info.created}`
-    if (incarnation !== part.incarnation) {
-      // a durable recreated since this worker last held it numbers its deliveries anew
-      part.incarnation = incarnation
-      part.deliveries = new DeliverySet()
-      part.lastDelivery = 0
-      part.trust = true
+  /**
+   * Pulls the tenure's consumer until the tenure ends: one `consume()` (pull requests of 8 × batch refilled by the
+   * client at half, delivered by callback straight from the socket reader), recreated by {@link resync} on a
+   * gap, a redelivery, an error, or a watchdog that sees no message for a whole pull expiry while the last one
+   * said more were pending and the consumer is not held back by `max_ack_pending`.
+   */
+  const runPump = async (t: Tenure): Promise<void> => {
+    while (!t.stopped) {
+      let problem: string | undefined
+      let messages: ConsumerMessages | undefined
+      const onMessage = (m: JsMsg): void => {
+        if (t.stopped || problem !== undefined) return
+        const info = ackInfo((m as unknown as { readonly reply?: string }).reply ?? '')
+        if (info === null || info.deliverySequence !== t.nextDelivery || info.deliveryCount !== 1) {
+          problem =
+            info === null ? 'a message without a JetStream reply subject' : info.deliveryCount !== 1 ? 'a message was delivered again' : `delivery ${info.deliverySequence} arrived where ${t.nextDelivery} was due`
+          messages?.stop()
+          return
+        }
+        t.nextDelivery++
+        t.received++
+        t.lastPending = info.pending
+        const seq = info.streamSequence
+        apply(t, m, seq)
+        t.position = seq
+        t.ackMsg = m
+        t.ackIncarnation = t.incarnation
+        t.sinceSnapshot++
+        t.unacked++
+        if (t.unacked >= cfg.maxAckPending / 2) snapshotIfDue(t)
+      }
+      let seen = t.received
+      const watchdog = setInterval(() => {
+        if (t.stopped || problem !== undefined) return
+        const moved = t.received !== seen
+        seen = t.received
+        // held back by max_ack_pending until the next snapshot acknowledges: not a stall
+        if (!moved && t.lastPending > 0 && t.unacked < cfg.maxAckPending - 2 * cfg.batch) {
+          problem = `no message in ${FETCH_EXPIRES_MS} ms while ${t.lastPending} were pending`
+          messages?.stop()
+        }
+      }, FETCH_EXPIRES_MS)
+      watchdog.unref()
+      try {
+        if (t.consumer === undefined) throw new Error('no consumer')
+        const options = { max_messages: 8 * cfg.batch, threshold_messages: 4 * cfg.batch, expires: FETCH_EXPIRES_MS, callback: onMessage }
+        messages = await t.consumer.consume(options as Parameters<Consumer['consume']>[0])
+        t.fetching = messages
+        if (t.stopped) messages.stop()
+        const closed = await messages.closed()
+        if (closed instanceof Error && problem === undefined && !t.stopped) problem = `pulling failed (${shortMessage(closed)})`
+        if (problem === undefined && !t.stopped) problem = 'the pull ended'
+      } catch (e) {
+        if (!t.stopped && problem === undefined) problem = `pulling failed (${shortMessage(e)})`
+      } finally {
+        clearInterval(watchdog)
+        t.fetching = undefined
+      }
+      if (t.stopped) break
+      snapshotIfDue(t)
+      if (problem !== undefined) {
+        await resync(t, problem)
+        await sleep(problem.startsWith('pulling failed') ? RETRY_MS : 0)
+      }
     }
-    const policy = info.config.deliver_policy
-    part.start = policy === 'all' ? 1 : policy === 'by_start_sequence' ? (info.config.opt_start_seq ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY
-    part.consumer = await js.consumers.get(cfg.stream, part.durable)
-    part.held = true
-    part.pump = runPump(part)
   }
-  const stopPartition = async (part: Partition): Promise<void> => {
+
+  // ---- snapshots ----
+  const settleResults = async (list: ReadonlyArray<PendingResult>): Promise<void> => {
+    for (const r of list) {
+      try {
+        await r.done
+      } catch {
+        // one retry each, in order; a second failure aborts this commit (the results stay queued)
+        r.done = createResult(r.key, r.text)
+        await r.done
+      }
+    }
+  }
+
+  const commit = async (t: Tenure): Promise<void> => {
+    // the snapshot point: everything below is synchronous, so the state is the one at `position`
+    const lastSeq = t.position
+    const ack = t.ackIncarnation === t.incarnation ? t.ackMsg : undefined
+    const ackIncarnation = t.incarnation
+    const covered = t.unacked
+    const full = t.forceFull || t.chain.length >= MAX_CHAIN || t.chainBytes > 2 * Math.max(t.liveBytes, chunkBytes)
+    const picked = full ? [...t.sessions.values()] : t.dirty.slice()
+    for (const s of t.dirty) s.dirty = false
+    t.dirty.length = 0
+    const lines: Array<string> = []
+    for (const s of picked) {
+      let line = s.fold.encode()
+      if (line.length > cfg.maxSessionBytes / 4 && Buffer.byteLength(line) > cfg.maxSessionBytes) {
+        const bytes = Buffer.byteLength(line)
+        const closed = s.fold.restart(bytes, cfg.maxSessionBytes)
+        restartedSessions++
+        warn(`partition ${t.index}: a session's checkpoint grew to ${bytes} bytes (bound ${cfg.maxSessionBytes}); its run was closed with a diagnostic and its fold restarted`)
+        queueResult(t, s.fold.session, closed.n, closed.result)
+        line = s.fold.encode()
+      }
+      t.liveBytes += line.length - s.bytes
+      s.bytes = line.length
+      lines.push(line)
+    }
+    const results = t.results.splice(0)
+    t.sinceSnapshot = 0
+    t.lastSnapshotAt = Date.now()
+    try {
+      await settleResults(results)
+      const slices = lines.length === 0 ? [] : sliceText(`${lines.join('\n')}\n`, chunkBytes)
+      const seqs: Array<number> = []
+      let bytes = 0
+      for (const slice of slices) {
+        seqs.push(await t.writer.chunk(slice))
+        bytes += slice.length
+      }
+      const chain = full ? seqs : [...t.chain, ...seqs]
+      const chainBytes = full ? bytes : t.chainBytes + bytes
+      const commitSeq = await t.writer.commit({ version: 1, lastSeq, chunks: chain, bytes: chainBytes, sessions: t.sessions.size, format: translator.format })
+      t.chain = chain
+      t.chainBytes = chainBytes
+      t.forceFull = false
+      commits++
+      snapshotBytes = bytes
+      if (ackIncarnation === t.incarnation) {
+        ack?.ack()
+        t.unacked = Math.max(0, t.unacked - covered)
+      }
+      if (full) {
+        // older snapshots are no longer read
+        const below = seqs[0] ?? commitSeq
+        void jsm.streams.purge(cfg.snapshots, { filter: t.writer.subjectName, seq: below }).catch(() => undefined)
+      }
+    } catch (e) {
+      // results not stored stay queued; the sessions of this attempt go in the next (full) snapshot
+      t.results.unshift(...results)
+      t.forceFull = true
+      throw e
+    }
+  }
+
+  const commitNow = (t: Tenure): Promise<void> => {
+    const run = async (): Promise<void> => {
+      try {
+        await commit(t)
+      } catch (e) {
+        if (e instanceof SnapshotFencedError) {
+          if (!t.stopped) await losePartition(t.index, 'another worker wrote its snapshot log')
+        } else if (!t.stopped || stopping) warn(`partition ${t.index}: the snapshot failed, retrying: ${shortMessage(e)}`)
+      } finally {
+        t.committing = undefined
+      }
+    }
+    const prev = t.committing
+    const next = (prev ?? Promise.resolve()).then(run)
+    t.committing = next
+    return next
+  }
+  const hasWork = (t: Tenure): boolean => t.sinceSnapshot > 0 || t.dirty.length > 0 || t.results.length > 0
+  function snapshotIfDue(t: Tenure): void {
+    if (t.committing !== undefined || t.stopped || !hasWork(t)) return
+    if (t.unacked >= cfg.maxAckPending / 2 || Date.now() - t.lastSnapshotAt >= cfg.snapshotMs) void commitNow(t)
+  }
+  const snapshotTimer = setInterval(() => {
+    for (const p of parts) if (p.tenure !== undefined) snapshotIfDue(p.tenure)
+  }, Math.max(50, Math.floor(cfg.snapshotMs / 2)))
+  snapshotTimer.unref()
+
+  // ---- tenures ----
+  const startTenure = async (part: Partition): Promise<void> => {
+    const subject = snapshotSubject(cfg.snapshots, cfg.durable, part.index)
+    let writer: SnapshotWriter | undefined
+    let head
+    for (let attempt = 0; writer === undefined; attempt++) {
+      head = await readSnapshotHead(jsm, cfg.snapshots, subject)
+      const w = new SnapshotWriter(clients, js, subject, head)
+      try {
+        await w.claim(id)
+        writer = w
+      } catch (e) {
+        if (!(e instanceof SnapshotFencedError) || attempt >= 4) throw e
+      }
+    }
+    const h = head as Awaited<ReturnType<typeof readSnapshotHead>>
+    if (h.commit !== null && h.commit.format !== translator.format) {
+      const message = `partition ${part.index} was folded as --format ${h.commit.format}; start every worker of ${cfg.durable} with that format`
+      fail(new ConsumeSetupError(message))
+      throw new Error(message)
+    }
+    const sessions = new Map<string, Session>()
+    let liveBytes = 0
+    if (h.commit !== null) {
+      const filter = partitionFilter(cfg.subjects, part.index)
+      for (const line of await readSnapshotLines(jsm, cfg.snapshots, h.commit)) {
+        const cp = decodeCheckpoint(translator, line)
+        if (E.isLeft(cp)) throw new Error(`a session checkpoint in the snapshot of partition ${part.index} is not valid (${cp.left.path || 'JSON'}: expected ${cp.left.expected})`)
+        const key = subjectForSession(filter, cp.right.session)
+        const before = sessions.get(key)
+        if (before !== undefined) liveBytes -= before.bytes
+        sessions.set(key, { fold: new SessionFold(translator, cp.right.session, cp.right), dirty: false, bytes: line.length })
+        liveBytes += line.length
+      }
+    }
+    if (h.claimSeq > 0) {
+      // the previous tenure's consumer: nobody pulls from it any more
+      await jsm.consumers.delete(cfg.stream, tenureConsumer(cfg.durable, part.index, h.claimSeq)).catch(() => undefined)
+    }
+    const t: Tenure = {
+      index: part.index,
+      writer,
+      consumerName: tenureConsumer(cfg.durable, part.index, writer.claimSeq),
+      sessions,
+      dirty: [],
+      consumer: undefined,
+      incarnation: 0,
+      nextDelivery: 1,
+      lastPending: 0,
+      received: 0,
+      position: h.commit?.lastSeq ?? 0,
+      ackMsg: undefined,
+      ackIncarnation: -1,
+      sinceSnapshot: 0,
+      unacked: 0,
+      lastSnapshotAt: Date.now(),
+      chain: h.commit === null ? [] : [...h.commit.chunks],
+      chainBytes: h.commit?.bytes ?? 0,
+      liveBytes,
+      forceFull: false,
+      results: [],
+      committing: undefined,
+      fetching: undefined,
+      pump: undefined,
+      stopped: false,
+      current: undefined,
+      onClosed: () => {},
+    }
+    t.onClosed = (n, result) => queueResult(t, (t.current as Session).fold.session, n, result)
+    await createConsumer(t)
+    part.tenure = t
+    part.held = true
+    t.pump = runPump(t)
+  }
+  /** Ends a tenure; with `save`, commits its state first (a release or a clean stop). */
+  const endTenure = async (part: Partition, save: boolean): Promise<void> => {
+    const t = part.tenure
     part.held = false
-    part.fetching?.stop()
-    notifySpace()
-    await part.pump
-    part.pump = undefined
+    part.tenure = undefined
+    if (t === undefined) return
+    t.stopped = true
+    t.fetching?.stop()
+    await t.pump
+    await t.committing
+    if (save && hasWork(t)) {
+      t.stopped = false // let the commit count as a live one
+      await commitNow(t)
+      t.stopped = true
+    }
+  }
+  const losePartition = async (p: number, why: string): Promise<void> => {
+    const part = parts[p] as Partition
+    if (!part.held) return
+    warn(`lost partition ${p} (${why}); another worker holds it now`)
+    const t = part.tenure
+    part.held = false
+    part.tenure = undefined
+    if (t !== undefined) {
+      t.stopped = true
+      t.fetching?.stop()
+    }
+    // if the lease is still ours (a write that timed out and was stored after all), free it for a clean claim
+    await stateKv.delete(leaseKey(cfg.durable, p), { previousSeq: part.leaseRevision }).catch(() => undefined)
   }
 
   // ---- partitions: leases ----
@@ -680,8 +938,8 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
   const tracker = new StalenessTracker(cfg.leaseMs)
   let beats = 0
   const leaseValue = (): string => JSON.stringify({ owner: id })
-  /** Bumps this worker's counter (or removes it when `leaving`), drops silent workers; returns the live count. */
-  const heartbeat = async (now: number, leaving = false): Promise<number> => {
+  /** Bumps this worker's counter (or removes it when `leaving`), drops silent workers; returns the other live workers. */
+  const heartbeat = async (now: number, leaving = false): Promise<Array<string>> => {
     for (let attempt = 0; attempt < 5; attempt++) {
       const e = await stateKv.get(workersKey(cfg.durable))
       let current: Record<string, unknown> | null = null
@@ -692,14 +950,14 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       }
       if (typeof current !== 'object' || Array.isArray(current)) current = null
       const next: Record<string, number> = {}
-      let live = leaving ? 0 : 1
+      const live: Array<string> = []
       for (const [w, n] of Object.entries(current ?? {})) {
         if (w === id || typeof n !== 'number') continue
         // a worker whose counter has not moved for a lease time is gone
         if (tracker.observe(`#worker:${w}`, n, now)) tracker.forget(`#worker:${w}`)
         else {
           next[w] = n
-          live++
+          live.push(w)
         }
       }
       if (!leaving) next[id] = ++beats
@@ -714,10 +972,6 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
     }
     throw new Error('the heartbeat key kept changing')
   }
-  const lose = async (part: Partition, why: string): Promise<void> => {
-    warn(`lost partition ${part.index} (${why}); another worker holds it now`)
-    await stopPartition(part)
-  }
 
   let ticking = false
   const tick = async (): Promise<void> => {
@@ -725,7 +979,8 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
     ticking = true
     try {
       const now = Date.now()
-      const live = await heartbeat(now)
+      const others = await heartbeat(now)
+      const heldBy = new Map<string, number>(others.map((w) => [w, 0]))
       // renew what this worker holds
       for (const part of parts) {
         if (!part.held) continue
@@ -734,7 +989,7 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
         } catch (e) {
           if (stopping) return
           // taken by another worker: stop; any other failure (a timeout): keep going, the next tick retries
-          if (isWrongLastSequence(e)) await lose(part, 'its lease was taken')
+          if (isWrongLastSequence(e)) await losePartition(part.index, 'its lease was taken')
           else warn(`could not renew the lease of partition ${part.index}: ${shortMessage(e)}`)
         }
       }
@@ -747,18 +1002,30 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
         }
         const e = await stateKv.get(leaseKey(cfg.durable, part.index))
         if (e === null || e.operation !== 'PUT') {
-          revisions.set(part.index, 0)
+          revisions.set(part.index, e?.revision ?? 0)
           views.push({ partition: part.index, state: 'free' })
         } else {
           const stale = tracker.observe(leaseKey(cfg.durable, part.index), e.revision, now)
           revisions.set(part.index, e.revision)
           views.push({ partition: part.index, state: stale ? 'free' : 'taken' })
+          let owner: unknown
+          try {
+            owner = (e.json() as { owner?: unknown } | null)?.owner
+          } catch {
+            owner = undefined
+          }
+          if (!stale && typeof owner === 'string' && heldBy.has(owner)) heldBy.set(owner, (heldBy.get(owner) ?? 0) + 1)
         }
       }
-      const plan = rebalance(views, live)
+      const plan = rebalance(
+        views,
+        others.length + 1,
+        id,
+        [...heldBy].map(([w, held]) => ({ id: w, held })),
+      )
       for (const p of plan.release) {
         const part = parts[p] as Partition
-        await stopPartition(part)
+        await endTenure(part, true)
         await stateKv.delete(leaseKey(cfg.durable, p), { previousSeq: part.leaseRevision }).catch(() => undefined)
       }
       for (const p of plan.acquire) {
@@ -773,9 +1040,9 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
         }
         tracker.forget(leaseKey(cfg.durable, p))
         try {
-          await startPartition(part)
+          await startTenure(part)
         } catch (e) {
-          warn(`could not start partition ${p}: ${shortMessage(e)}`)
+          if (!stopping) warn(`could not start partition ${p}: ${shortMessage(e)}`)
           part.held = false
           await stateKv.delete(leaseKey(cfg.durable, p), { previousSeq: part.leaseRevision }).catch(() => undefined)
         }
@@ -790,7 +1057,12 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
   const stats = (final = false): ConsumeStats => {
     const now = Date.now()
     let open = 0
-    for (const e of cache.values()) if (hasOpenRun(e.cp.fold)) open++
+    let sessions = 0
+    for (const p of parts) {
+      if (p.tenure === undefined) continue
+      sessions += p.tenure.sessions.size
+      for (const s of p.tenure.sessions.values()) if (s.fold.open) open++
+    }
     const span = final ? now - started : now - lastTick.at
     const delta = final ? events : events - lastTick.events
     return {
@@ -798,41 +1070,22 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       events,
       eventsPerSecond: span > 0 ? Math.round((delta * 1000) / span) : 0,
       openSessions: open,
-      cachedSessions: cache.size,
+      sessions,
       resultsWritten,
-      duplicates,
       protocolErrors,
-      conflicts,
-      retried,
-      streamReads,
+      commits,
+      snapshotBytes,
+      resyncs,
+      restartedSessions,
+      skipped,
       partitions: parts.filter((p) => p.held).map((p) => p.index),
       partitionCount: cfg.partitions,
     }
   }
 
-  let fail: (e: Error) => void = () => {}
-  const failed = new Promise<never>((_, reject) => {
-    fail = reject
-  })
-  failed.catch(() => undefined)
-
   await tick()
   const membership = setInterval(() => void tick(), Math.max(100, Math.floor(cfg.leaseMs / 3)))
   membership.unref()
-
-  const loop = (async () => {
-    while (!stopping) {
-      if (queue.length === 0) {
-        await new Promise<void>((resolve) => {
-          wake = resolve
-        })
-        continue
-      }
-      const batch = queue.splice(0, cfg.batch)
-      notifySpace()
-      await processBatch(batch)
-    }
-  })()
 
   const ticker =
     cfg.progressIntervalMs > 0 && options.onProgress !== undefined
@@ -849,35 +1102,36 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
   })
 
   let stopped: Promise<void> | undefined
+  let resolveStopped: () => void = () => {}
+  const stoppedSignal = new Promise<void>((r) => {
+    resolveStopped = r
+  })
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       stopping = true
       clearInterval(membership)
       while (ticking) await sleep(20)
       if (ticker !== undefined) clearInterval(ticker)
-      for (const part of parts) part.fetching?.stop()
-      notifySpace()
-      const w = wake
-      wake = undefined
-      w?.()
-      await loop
-      await Promise.race([Promise.all(parts.map((p) => p.pump)), sleep(1000)])
-      // received but not started: hand back for immediate redelivery
-      handBack(queue.splice(0))
-      // let other workers take the partitions now rather than after the lease time
-      for (const part of parts) {
-        if (!part.held) continue
-        part.held = false
-        await stateKv.delete(leaseKey(cfg.durable, part.index), { previousSeq: part.leaseRevision }).catch(() => undefined)
-      }
+      clearInterval(snapshotTimer)
+      // commit every held partition, then let other workers take them now rather than after the lease time
+      await Promise.all(
+        parts.map(async (part) => {
+          if (!part.held) return
+          await endTenure(part, true).catch((e: unknown) => warn(`partition ${part.index}: the last snapshot failed: ${shortMessage(e)}`))
+          await stateKv.delete(leaseKey(cfg.durable, part.index), { previousSeq: part.leaseRevision }).catch(() => undefined)
+        }),
+      )
       await heartbeat(Date.now(), true).catch(() => undefined)
+      clearInterval(sweep)
+      replies.unsubscribe()
       if (owned) await nc.drain().catch(() => undefined)
       else await nc.flush().catch(() => undefined)
       options.onProgress?.(stats(true), true)
+      resolveStopped()
     })()
     return stopped
   }
 
-  const done = Promise.race([failed, loop.then(() => stopped)]).then(() => undefined)
+  const done = Promise.race([failed, stoppedSignal]).then(() => undefined)
   return { id, stats: () => stats(), stop, done, created: topo.created }
 }

@@ -1,11 +1,13 @@
 /**
- * `run-outcome/jetstream`: the per-session fold on NATS JetStream (issue 8).
+ * `run-outcome/jetstream`: the per-session fold on NATS JetStream at platform speed (issues 8 and 17).
  *
- * Events of many agent sessions flow through one stream (`agents.<sessionId>.events`, one native event per
- * message); any number of workers started with {@link startConsumer} (or `run-outcome consume`) fold each
- * session with the `runResults()` semantics, checkpoint the fold state per session in a KV bucket, and put each
- * closed run's `RunResult` in another bucket under `<sessionId>.<n>`. Nothing is lost or counted twice when a
- * worker dies; docs/scale-out.md has the design, its limits and measured throughput.
+ * Records of many agent sessions flow through one stream, partitioned on the subject
+ * (`agents.<p>.<sessionId>.events`, one record of the deployment's format per message); any number of
+ * workers started with {@link startConsumer} (or `run-outcome consume`) share the partitions, fold each
+ * session in memory with the live pipeline of its format, snapshot each partition about every second in a
+ * compare-and-set log, and create each closed run's `RunResult` once in a KV bucket under `<sessionId>.<n>`.
+ * Nothing is lost or counted twice when a worker dies; docs/scale-out.md has the design, its limits and
+ * measured throughput.
  *
  * The NATS clients (`@nats-io/transport-node`, `@nats-io/jetstream`, `@nats-io/kv`, ^3.4.0) are optional peer
  * dependencies, imported only when a consumer starts ({@link loadNatsClients}).
@@ -19,32 +21,40 @@
  */
 export {
   startConsumer,
+  consumeFormats,
   ConsumeSetupError,
   type ConsumeOptions,
   type ConsumeStats,
   type RunningConsumer,
 } from './consumer.js'
+export { SessionFold, decodeCheckpoint, sessionCheckpointCodec, type SessionCheckpoint, type OnClosed } from './checkpoint.js'
 export {
-  applyMessage,
-  newCheckpoint,
-  cloneCheckpoint,
-  encodeCheckpoint,
-  decodeCheckpoint,
-  SessionCheckpointCodec,
-  type SessionCheckpoint,
-  type Applied,
-} from './checkpoint.js'
+  readSnapshotHead,
+  readSnapshotLines,
+  sliceText,
+  SnapshotWriter,
+  SnapshotFencedError,
+  type SnapshotCommit,
+  type SnapshotHead,
+} from './snapshot.js'
 export {
   JETSTREAM_DEFAULTS,
   sessionTokenIndex,
   sessionFromSubject,
   subjectForSession,
+  partitionedPattern,
+  partitionFilter,
+  partitionedSubjectFor,
+  parsePartitionedSubject,
+  serverMapping,
+  snapshotSubject,
+  tenureConsumer,
   sessionKey,
   sessionIdOfKey,
   resultKey,
   isValidName,
 } from './keys.js'
-export { partitionOf, partitionDurable, leaseKey, workersKey, configKey, rebalance, StalenessTracker, type PartitionView } from './partitions.js'
+export { partitionOf, leaseKey, workersKey, configKey, rebalance, StalenessTracker, type PartitionView } from './partitions.js'
 export {
   loadNatsClients,
   MissingNatsClientsError,

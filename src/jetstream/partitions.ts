@@ -1,28 +1,59 @@
 /**
- * Partitions and their leases: how several workers share the sessions (docs/scale-out.md).
+ * Partitions and their leases: how several workers share the sessions (docs/scale-out.md §2).
  *
  * A deployment has a fixed number `P` of partitions. A session belongs to partition
- * `fnv1a32(sessionId) mod P` (FNV-1a over the UTF-16 code units of the id, so every worker computes the same).
- * Partition `p` has its own durable (`<durable>-<p>`), which sees every event; the worker that holds the
- * partition's lease folds the events of that partition's sessions and acknowledges the others at once.
+ * `fnv1a32(utf8(sessionId)) mod P` — the hash nats-server's `{{partition(P,1)}}` subject mapping computes, so a
+ * server that partitions the subjects and a publisher that does it itself agree. Partition `p`'s events are the
+ * subjects `agents.<p>.*.events`; the worker that holds its lease folds them, through a consumer of its own.
  *
  * Leases and heartbeats are keys of the state bucket, per durable prefix (`_lease.<durable>.<p>` per
- * partition, `_workers.<durable>` for the heartbeats, `_config.<durable>` pinning the partition count), so two
- * groups of workers with different durables may share the buckets: each folds every session, and the
- * checkpoints' compare-and-set keeps them from applying an event twice. An owner rewrites its lease and bumps its
- * heartbeat every third of the lease time; another worker calls a lease or a heartbeat stale when it has not
- * changed for a whole lease time **by its own clock**, so clocks of different machines never need to agree.
- * Session keys never contain a dot, so these keys cannot clash with them.
+ * partition, `_workers.<durable>` for the heartbeats, `_config.<durable>` pinning the partition count). An
+ * owner rewrites its lease and bumps its heartbeat every third of the lease time; another worker calls a lease
+ * or a heartbeat stale when it has not changed for a whole lease time **by its own clock**, so clocks of
+ * different machines never need to agree. Leases only keep workers out of each other's way: what makes a
+ * stale holder harmless is the snapshot log's compare-and-set (snapshot.ts).
  *
  * @module
  */
 
-/** The partition of a session: FNV-1a (32-bit) of its id modulo `partitions`. @since 0.1.0 */
+/**
+ * The partition of a session: FNV-1a (32-bit) of its id's UTF-8 bytes modulo `partitions` — what nats-server
+ * computes for `{{partition(P,1)}}`. A lone surrogate counts as U+FFFD, as the clients encode it.
+ * @since 0.1.0
+ */
 export const partitionOf = (sessionId: string, partitions: number): number => {
   let h = 0x811c9dc5
-  for (let i = 0; i < sessionId.length; i++) {
-    h ^= sessionId.charCodeAt(i)
+  const byte = (b: number): void => {
+    h ^= b
     h = Math.imul(h, 0x01000193) >>> 0
+  }
+  for (let i = 0; i < sessionId.length; i++) {
+    let c = sessionId.charCodeAt(i)
+    if (c < 0x80) {
+      byte(c)
+      continue
+    }
+    if (c < 0x800) {
+      byte(0xc0 | (c >> 6))
+      byte(0x80 | (c & 63))
+      continue
+    }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const next = sessionId.charCodeAt(i + 1)
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00)
+        i++
+        byte(0xf0 | (c >> 18))
+        byte(0x80 | ((c >> 12) & 63))
+        byte(0x80 | ((c >> 6) & 63))
+        byte(0x80 | (c & 63))
+        continue
+      }
+      c = 0xfffd
+    }
+    byte(0xe0 | (c >> 12))
+    byte(0x80 | ((c >> 6) & 63))
+    byte(0x80 | (c & 63))
   }
   return h % partitions
 }
@@ -33,9 +64,6 @@ export const leaseKey = (durable: string, p: number): string => `_lease.${durabl
 export const workersKey = (durable: string): string => `_workers.${durable}`
 /** KV key pinning the partition count of the workers using `durable` (`{ partitions }`). @since 0.1.0 */
 export const configKey = (durable: string): string => `_config.${durable}`
-
-/** The durable of partition `p` (`run-outcome` → `run-outcome-0`, …). @since 0.1.0 */
-export const partitionDurable = (durable: string, p: number): string => `${durable}-${p}`
 
 /**
  * Remembers when each key's revision last changed, by the local clock, to tell live keys from stale ones.
@@ -69,14 +97,44 @@ export interface PartitionView {
 }
 
 /**
- * The rebalancing decision: each live worker aims at `ceil(P / live)` partitions. A worker above its share
- * releases the excess (highest first); a worker below it takes free partitions (lowest first).
+ * What the other live workers hold, for {@link rebalance}: each one's id and how many partitions its leases name.
+ * @since 0.3.0
+ */
+export interface PeerView {
+  readonly id: string
+  readonly held: number
+}
+
+/**
+ * The rebalancing decision. With `P` partitions and `W` live workers, each worker holds `floor(P / W)` or
+ * `ceil(P / W)`:
+ * - above `ceil` it releases the excess (highest first);
+ * - at `ceil` while another live worker is below `floor` and nothing is free, the worker with the smallest id
+ *   among those above `floor` releases one, so no live worker stays idle (4 partitions, 3 workers: 2, 1, 1);
+ * - below its share it takes free partitions (lowest first), up to `ceil`, or only up to `floor` while another
+ *   live worker is below `floor` (leaving it the rest).
+ * Without `peers` (the 0.1 form) only the `ceil` rule applies.
  * @since 0.1.0
  */
-export const rebalance = (views: ReadonlyArray<PartitionView>, liveWorkers: number): { readonly acquire: Array<number>; readonly release: Array<number> } => {
-  const target = Math.ceil(views.length / Math.max(1, liveWorkers))
+export const rebalance = (
+  views: ReadonlyArray<PartitionView>,
+  liveWorkers: number,
+  self?: string,
+  peers: ReadonlyArray<PeerView> = [],
+): { readonly acquire: Array<number>; readonly release: Array<number> } => {
+  const live = Math.max(1, liveWorkers)
+  const hi = Math.ceil(views.length / live)
+  const lo = Math.floor(views.length / live)
   const mine = views.filter((v) => v.state === 'mine').map((v) => v.partition)
-  if (mine.length > target) return { acquire: [], release: mine.sort((a, b) => b - a).slice(0, mine.length - target) }
   const free = views.filter((v) => v.state === 'free').map((v) => v.partition)
-  return { acquire: free.sort((a, b) => a - b).slice(0, target - mine.length), release: [] }
+  if (mine.length > hi) return { acquire: [], release: mine.sort((a, b) => b - a).slice(0, mine.length - hi) }
+  const starving = peers.some((p) => p.held < lo)
+  if (self !== undefined && starving && free.length === 0 && mine.length > lo) {
+    const above = [{ id: self, held: mine.length }, ...peers].filter((p) => p.held > lo).map((p) => p.id)
+    above.sort()
+    if (above[0] === self) return { acquire: [], release: mine.sort((a, b) => b - a).slice(0, 1) }
+    return { acquire: [], release: [] }
+  }
+  const want = (starving ? lo : hi) - mine.length
+  return { acquire: free.sort((a, b) => a - b).slice(0, Math.max(0, want)), release: [] }
 }

@@ -1,6 +1,6 @@
 /** A real nats-server for the JetStream tests, and generated interleaved agent sessions. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -29,24 +29,62 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 export interface NatsServer {
   readonly url: string
   readonly nc: NatsConnection
+  /** The server process now (a new one after {@link NatsServer.restart}). */
+  proc(): ChildProcess
+  /** Kills the server with `signal` and starts it again on the same port and store (JetStream recovers its files). */
+  restart(signal?: NodeJS.Signals): Promise<void>
   stop(): Promise<void>
 }
 
-/** Starts `nats-server -js` on a free loopback port with a temporary store, and connects to it. */
-export const startNatsServer = async (): Promise<NatsServer> => {
+/** A subject pattern the server partitions into `partitions` (the mapping of docs/scale-out.md §1). */
+export interface Mapping {
+  readonly pattern: string
+  readonly partitions: number
+}
+
+const mappingConf = (mappings: ReadonlyArray<Mapping>): string =>
+  mappings.length === 0
+    ? ''
+    : `mappings {\n${mappings
+        .map((m) => `  "${m.pattern}": "${m.pattern.split('.').flatMap((t) => (t === '*' ? [`{{partition(${m.partitions},1)}}`, '{{wildcard(1)}}'] : [t])).join('.')}"`)
+        .join('\n')}\n}\n`
+
+const waitExit = async (proc: ChildProcess, signal: NodeJS.Signals): Promise<void> => {
+  if (proc.exitCode !== null || proc.signalCode !== null) return
+  const exited = new Promise((r) => proc.once('exit', r))
+  proc.kill(signal)
+  await Promise.race([exited, sleep(5000)])
+  if (proc.exitCode === null && proc.signalCode === null) {
+    proc.kill('SIGKILL')
+    await exited
+  }
+}
+
+const connectTo = async (url: string): Promise<NatsConnection | undefined> => {
   const { connect } = await import('@nats-io/transport-node')
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'run-outcome-js-'))
-  const proc = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir], { stdio: 'ignore' })
-  const url = `nats://127.0.0.1:${port}`
-  let nc: NatsConnection | undefined
-  for (let i = 0; i < 100 && nc === undefined; i++) {
+  for (let i = 0; i < 100; i++) {
     try {
-      nc = await connect({ servers: url, noAsyncTraces: true })
+      return await connect({ servers: url, noAsyncTraces: true, maxReconnectAttempts: -1, reconnectTimeWait: 100 })
     } catch {
       await sleep(100)
     }
   }
+  return undefined
+}
+
+/**
+ * Starts `nats-server -js` on a free loopback port with a temporary store (and the given subject mappings in
+ * its configuration file), and connects to it.
+ */
+export const startNatsServer = async (mappings: ReadonlyArray<Mapping> = [{ pattern: 'agents.*.events', partitions: 2 }], extraConfig = ''): Promise<NatsServer> => {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'run-outcome-js-'))
+  const conf = join(dir, 'server.conf')
+  writeFileSync(conf, `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(dir, 'store')}" }\n${extraConfig}\n${mappingConf(mappings)}`)
+  const launch = (): ChildProcess => spawn('nats-server', ['-c', conf], { stdio: 'ignore' })
+  let proc = launch()
+  const url = `nats://127.0.0.1:${port}`
+  const nc = await connectTo(url)
   if (nc === undefined) {
     proc.kill('SIGKILL')
     throw new Error('nats-server did not start')
@@ -55,14 +93,97 @@ export const startNatsServer = async (): Promise<NatsServer> => {
   return {
     url,
     nc: conn,
+    proc: () => proc,
+    restart: async (signal = 'SIGKILL') => {
+      await waitExit(proc, signal)
+      proc = launch()
+      // the test's own connection reconnects by itself; wait until JetStream answers again
+      const { jetstreamManager } = await import('@nats-io/jetstream')
+      for (let i = 0; i < 200; i++) {
+        try {
+          await (await jetstreamManager(conn, { timeout: 1000 })).getAccountInfo()
+          return
+        } catch {
+          await sleep(100)
+        }
+      }
+      throw new Error('nats-server did not come back')
+    },
     stop: async () => {
       await conn.close().catch(() => undefined)
-      if (proc.exitCode === null) {
-        const exited = new Promise((r) => proc.once('exit', r))
-        proc.kill('SIGTERM')
-        await Promise.race([exited, sleep(5000)])
-        if (proc.exitCode === null) proc.kill('SIGKILL')
-      }
+      await waitExit(proc, 'SIGTERM')
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A JetStream cluster of three nats-server processes on loopback (routes between them), each with its store. */
+export interface NatsCluster {
+  /** Client URLs of the three nodes. */
+  readonly urls: ReadonlyArray<string>
+  /** A connection (to every node: it fails over). */
+  readonly nc: NatsConnection
+  /** The node processes, by index. */
+  proc(i: number): ChildProcess
+  /** Kills node `i` with SIGKILL. */
+  kill(i: number): Promise<void>
+  /** Starts node `i` again on its ports and store. */
+  start(i: number): void
+  stop(): Promise<void>
+}
+
+/** Starts the 3-node cluster of docs/scale-out.md §6 on free loopback ports, with the given mappings, and waits for a meta leader. */
+export const startNatsCluster = async (mappings: ReadonlyArray<Mapping>): Promise<NatsCluster> => {
+  const dir = mkdtempSync(join(tmpdir(), 'run-outcome-cluster-'))
+  const ports = await Promise.all([0, 1, 2].map(() => freePort()))
+  const routes = await Promise.all([0, 1, 2].map(() => freePort()))
+  const confs = [0, 1, 2].map((i) => {
+    const conf = join(dir, `n${i + 1}.conf`)
+    writeFileSync(
+      conf,
+      `server_name: n${i + 1}\nlisten: 127.0.0.1:${ports[i]}\njetstream { store_dir: "${join(dir, `n${i + 1}`)}" }\n` +
+        `cluster {\n  name: agents\n  listen: 127.0.0.1:${routes[i]}\n  routes: [ ${routes.map((r) => `nats-route://127.0.0.1:${r}`).join(', ')} ]\n}\n${mappingConf(mappings)}`,
+    )
+    return conf
+  })
+  const procs: Array<ChildProcess> = confs.map((c) => spawn('nats-server', ['-c', c], { stdio: 'ignore' }))
+  const urls = ports.map((p) => `nats://127.0.0.1:${p}`)
+  const { connect } = await import('@nats-io/transport-node')
+  let nc: NatsConnection | undefined
+  for (let i = 0; i < 100 && nc === undefined; i++) {
+    try {
+      nc = await connect({ servers: [...urls], noAsyncTraces: true, maxReconnectAttempts: -1, reconnectTimeWait: 100 })
+    } catch {
+      await sleep(100)
+    }
+  }
+  if (nc === undefined) {
+    for (const p of procs) p.kill('SIGKILL')
+    throw new Error('the cluster did not start')
+  }
+  const conn = nc
+  // JetStream answers once the meta group has a leader
+  const { jetstreamManager } = await import('@nats-io/jetstream')
+  for (let i = 0; ; i++) {
+    try {
+      await (await jetstreamManager(conn, { timeout: 2000 })).getAccountInfo()
+      break
+    } catch (e) {
+      if (i > 150) throw e
+      await sleep(200)
+    }
+  }
+  return {
+    urls,
+    nc: conn,
+    proc: (i) => procs[i] as ChildProcess,
+    kill: (i) => waitExit(procs[i] as ChildProcess, 'SIGKILL'),
+    start: (i) => {
+      procs[i] = spawn('nats-server', ['-c', confs[i] as string], { stdio: 'ignore' })
+    },
+    stop: async () => {
+      await conn.close().catch(() => undefined)
+      await Promise.all(procs.map((p) => waitExit(p, 'SIGTERM')))
       rmSync(dir, { recursive: true, force: true })
     },
   }
@@ -172,6 +293,27 @@ export const interleave = (sessions: ReadonlyArray<{ sid: string; events: Readon
     if (s.at >= s.events.length) live.splice(i, 1)
   }
   return out
+}
+
+/**
+ * Publishes payloads in order, in chunks of `chunk` with a pause between them (live traffic), each with a
+ * message id so that a chunk retried after a failure (a server restart) is stored once (the stream's duplicate
+ * window). Retries a failed chunk until it is stored.
+ */
+export const publishLive = async (nc: NatsConnection, items: ReadonlyArray<{ subject: string; payload: string }>, chunk = 500, pauseMs = 30, idPrefix = 'm'): Promise<void> => {
+  const { jetstream } = await import('@nats-io/jetstream')
+  const js = jetstream(nc, { timeout: 2000 })
+  for (let i = 0; i < items.length; i += chunk) {
+    const part = items.slice(i, i + chunk)
+    for (let attempt = 0; ; attempt++) {
+      // one after the other within a chunk would be slow; pipelined, the order of one connection holds
+      const r = await Promise.allSettled(part.map((x, k) => js.publish(x.subject, x.payload, { msgID: `${idPrefix}-${i + k}` })))
+      if (r.every((x) => x.status === 'fulfilled')) break
+      if (attempt > 100) throw new Error('could not publish')
+      await sleep(200)
+    }
+    if (pauseMs > 0) await sleep(pauseMs)
+  }
 }
 
 /** Publishes payloads in order on one connection (pipelined; JetStream keeps the order of one publisher). */

@@ -8,17 +8,26 @@ import { foldRuns } from '../../src/core/fold.js'
 import type { RunResult } from '../../src/core/RunResult.js'
 import { mainHelp } from '../../src/cli/main.js'
 import { makeConsumeCommand } from '../../src/cli/consumeCommand.js'
-import {
-  applyMessage,
-  cloneCheckpoint,
-  decodeCheckpoint,
-  encodeCheckpoint,
-  newCheckpoint,
-  type SessionCheckpoint,
-} from '../../src/jetstream/checkpoint.js'
+import { decodeCheckpoint, SessionFold } from '../../src/jetstream/checkpoint.js'
 import { loadNatsClients, MissingNatsClientsError, NATS_PACKAGES } from '../../src/jetstream/clients.js'
-import { DeliverySet } from '../../src/jetstream/deliveries.js'
-import { resultKey, sessionFromSubject, sessionIdOfKey, sessionKey, sessionTokenIndex, subjectForSession } from '../../src/jetstream/keys.js'
+import { ackInfo, resolveConfig } from '../../src/jetstream/consumer.js'
+import {
+  parsePartitionedSubject,
+  partitionedPattern,
+  partitionedSubjectFor,
+  partitionFilter,
+  resultKey,
+  serverMapping,
+  sessionFromSubject,
+  sessionIdOfKey,
+  sessionKey,
+  sessionTokenIndex,
+  subjectForSession,
+  tenureConsumer,
+} from '../../src/jetstream/keys.js'
+import { sliceText } from '../../src/jetstream/snapshot.js'
+import { formatByName } from '../../src/formats/index.js'
+import type { Translator } from '../../src/core/translator.js'
 import { partitionOf, rebalance, StalenessTracker } from '../../src/jetstream/partitions.js'
 import { numRuns, validTraceArb } from '../support/arbitraries.js'
 import { binPath, repoRoot, runCli } from '../support/cli.js'
@@ -26,17 +35,18 @@ import { binPath, repoRoot, runCli } from '../support/cli.js'
 const runs = numRuns()
 console.log(`jetstream unit properties: ${runs} runs (FC_NUM_RUNS)`)
 
+const native = formatByName('native')?.translator as Translator<unknown>
+
 /** Applies payloads one by one (stream sequences 1, 2, …) and collects the closed runs, as a worker would. */
-const applyAll = (cp: SessionCheckpoint, payloads: ReadonlyArray<string>, firstSeq = 1): Array<RunResult> => {
+const applyAll = (fold: SessionFold, payloads: ReadonlyArray<string>, firstSeq = 1): Array<RunResult> => {
   const closed: Array<RunResult> = []
-  const before = cp.fold.runs
+  const before = fold.runs
   payloads.forEach((p, i) => {
-    const r = applyMessage(cp, firstSeq + i, p)
-    if (r.closed !== null) {
+    fold.apply(firstSeq + i, p, (n, result) => {
       // runs are numbered 1, 2, … per session, across checkpoints
-      expect(r.closed.n).toBe(before + closed.length + 1)
-      closed.push(r.closed.result)
-    }
+      expect(n).toBe(before + closed.length + 1)
+      closed.push(result)
+    })
   })
   return closed
 }
@@ -75,20 +85,64 @@ describe('subjects and keys', () => {
   })
 })
 
+describe('partitioned subjects', () => {
+  it('insert the partition token before the session token, as the server mapping does', () => {
+    expect(partitionedPattern('agents.*.events')).toBe('agents.*.*.events')
+    expect(partitionFilter('agents.*.events', 3)).toBe('agents.3.*.events')
+    expect(partitionFilter('*.ev', 0)).toBe('0.*.ev')
+    expect(serverMapping('agents.*.events', 4)).toStrictEqual({ from: 'agents.*.events', to: 'agents.{{partition(4,1)}}.{{wildcard(1)}}.events' })
+    expect(partitionedSubjectFor('agents.*.events', 'sess-1', 4)).toBe(`agents.${partitionOf('sess-1', 4)}.sess-1.events`)
+    expect(parsePartitionedSubject('agents.*.events', 1, 'agents.2.s:1.events')).toStrictEqual({ partition: 2, session: 's:1' })
+    expect(parsePartitionedSubject('agents.*.events', 1, 'agents.s-1.events')).toBe(null)
+    expect(parsePartitionedSubject('agents.*.events', 1, 'agents.x.s-1.events')).toBe(null)
+    expect(parsePartitionedSubject('agents.*.events', 1, 'other.2.s-1.events')).toBe(null)
+    expect(tenureConsumer('run-outcome', 2, 17)).toBe('run-outcome-2-17')
+  })
+
+  it('hash the UTF-8 bytes with FNV-1a, as nats-server does (values checked against 2.9.10 in the consume tests)', () => {
+    const fnvBytes = (s: string, n: number): number => {
+      let h = 0x811c9dc5
+      for (const b of Buffer.from(s, 'utf8')) h = Math.imul(h ^ b, 0x01000193) >>> 0
+      return h % n
+    }
+    for (const id of ['a', 'sess-1', 'sess:1@host', 'élan', '日本', '😀x', 'x\ud800y']) expect(partitionOf(id, 7), id).toBe(fnvBytes(id, 7))
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.integer({ min: 1, max: 64 }), (s, n) => {
+        expect(partitionOf(s, n)).toBe(fnvBytes(s, n))
+      }),
+      { numRuns: runs },
+    )
+  })
+
+  it('read the delivery facts of a JetStream reply subject, old and new forms', () => {
+    expect({ ...ackInfo('$JS.ACK.AGENT_EVENTS.run-outcome-0-5.1.42.7.1700000000000000000.12') }).toStrictEqual({ deliveryCount: 1, streamSequence: 42, deliverySequence: 7, pending: 12 })
+    expect({ ...ackInfo('$JS.ACK.dom.ACCHASH.S.c.2.9.3.1700000000000000000.0.rnd') }).toStrictEqual({ deliveryCount: 2, streamSequence: 9, deliverySequence: 3, pending: 0 })
+    expect(ackInfo('_INBOX.x')).toBe(null)
+    expect(ackInfo('$JS.ACK.a.b')).toBe(null)
+  })
+
+  it('slice a snapshot text at most max bytes each, joined back byte for byte', () => {
+    const text = 'é'.repeat(10) + '\n' + 'x'.repeat(7)
+    const slices = sliceText(text, 4)
+    expect(slices.every((s) => s.length <= 4)).toBe(true)
+    expect(Buffer.concat(slices).toString('utf8')).toBe(text)
+  })
+})
+
 describe('checkpoints', () => {
   it('applying the messages one by one closes the same runs as foldRuns, and the open run is its last', () => {
     fc.assert(
       fc.property(validTraceArb, (trace) => {
-        const cp = newCheckpoint('root')
+        const fold = new SessionFold(native, 'root')
         const closed = applyAll(
-          cp,
+          fold,
           trace.map((e) => JSON.stringify(e)),
         )
         const whole = foldRuns(trace)
         if (E.isLeft(whole)) throw whole.left
-        const expectedClosed = cp.fold.run.draft.hasContent || closed.length === 0 ? whole.right.slice(0, -1) : whole.right
+        const expectedClosed = fold.open || closed.length === 0 ? whole.right.slice(0, -1) : whole.right
         expect(closed).toStrictEqual(expectedClosed)
-        expect([cp.lastSeq, cp.applied, cp.protocolErrors]).toStrictEqual([trace.length, trace.length, 0])
+        expect([fold.applied, fold.protocolErrors, fold.runs]).toStrictEqual([trace.length, 0, closed.length])
       }),
       { numRuns: runs },
     )
@@ -99,35 +153,38 @@ describe('checkpoints', () => {
       fc.property(validTraceArb, fc.nat(), (trace, cut) => {
         const k = cut % (trace.length + 1)
         const payloads = trace.map((e) => JSON.stringify(e))
-        const first = newCheckpoint('root')
+        const first = new SessionFold(native, 'root')
         const closedA = applyAll(first, payloads.slice(0, k))
-        const restored = decodeCheckpoint(encodeCheckpoint(first))
+        const restored = decodeCheckpoint(native, first.encode())
         if (E.isLeft(restored)) throw restored.left
-        const closedB = applyAll(restored.right, payloads.slice(k), k + 1)
-        const straight = newCheckpoint('root')
+        const resumed = new SessionFold(native, 'root', restored.right)
+        const closedB = applyAll(resumed, payloads.slice(k), k + 1)
+        const straight = new SessionFold(native, 'root')
         const closedAll = applyAll(straight, payloads)
         expect([...closedA, ...closedB]).toStrictEqual(closedAll)
         // equal as JSON values (the fold keeps its id indexes prototype-less; JSON.parse gives ordinary objects)
-        expectSame(restored.right, straight, 'restored checkpoint')
+        expectSame(JSON.parse(resumed.encode()), JSON.parse(straight.encode()), 'restored checkpoint')
       }),
       { numRuns: runs },
     )
   })
 
   it('records a malformed event as a diagnostic naming its stream sequence, skips it, and goes on', () => {
-    const cp = newCheckpoint('s')
+    const fold = new SessionFold(native, 's')
     const good = [
       { type: 'turn/start', sessionId: 's', data: { turn: 1 } },
       { type: 'assistant/message', sessionId: 's', data: { turn: 1, step: 1, message: { content: [{ type: 'text', text: 'hi' }] }, usage: { inputTokens: 3, outputTokens: 1 } } },
     ]
-    expect(applyMessage(cp, 10, JSON.stringify(good[0])).error).toBe(null)
-    const bad = applyMessage(cp, 11, '{"type": "turn/end", "sessionId": "s", "data": {"turn": 1, "reason": {"kind": 7}}}')
-    expect(bad.error?.toJSON()).toMatchObject({ kind: 'turn-end', path: 'reason.kind', expected: 'string', index: 1 })
-    expect(applyMessage(cp, 12, 'nope').error?.kind).toBe('json')
-    expect(applyMessage(cp, 13, new TextEncoder().encode(JSON.stringify(good[1]))).error).toBe(null)
-    const closed = applyMessage(cp, 14, JSON.stringify({ type: 'session/status', sessionId: 's', data: { status: 'idle' } }))
-    expect(closed.closed?.n).toBe(1)
-    const r = closed.closed?.result as RunResult
+    const closed: Array<[number, RunResult]> = []
+    const on = (n: number, r: RunResult) => closed.push([n, r])
+    expect(fold.apply(10, JSON.stringify(good[0]), on)).toBe(undefined)
+    const bad = fold.apply(11, '{"type": "turn/end", "sessionId": "s", "data": {"turn": 1, "reason": {"kind": 7}}}', on)
+    expect(bad?.toJSON()).toMatchObject({ kind: 'turn-end', path: 'reason.kind', expected: 'string', index: 1 })
+    expect(fold.apply(12, 'nope', on)?.kind).toBe('json')
+    expect(fold.apply(13, new TextEncoder().encode(JSON.stringify(good[1])), on)).toBe(undefined)
+    fold.apply(14, JSON.stringify({ type: 'session/status', sessionId: 's', data: { status: 'idle' } }), on)
+    expect(closed.map(([n]) => n)).toStrictEqual([1])
+    const r = (closed[0] as [number, RunResult])[1]
     // the idle closes the run; an unfinished run names its last event before it
     expect(r.ending).toStrictEqual({ kind: 'unfinished', lastEventType: 'assistant/message' })
     expect(r.usage).toMatchObject({ inputTokens: 3, outputTokens: 1 })
@@ -135,58 +192,60 @@ describe('checkpoints', () => {
       'protocol error in the event at stream sequence 11, skipped: event #1 (turn/end) at reason.kind: expected string; a turn/end must carry data.reason with a string kind (SPEC §4)',
       'protocol error in the event at stream sequence 12, skipped: event #1: not valid JSON; every line of a native log must be one JSON object',
     ])
-    expect([cp.lastSeq, cp.applied, cp.protocolErrors]).toStrictEqual([14, 5, 2])
+    expect([fold.applied, fold.protocolErrors, fold.runs, fold.open]).toStrictEqual([5, 2, 1, false])
   })
 
-  it('a copy is independent of its original', () => {
-    const cp = newCheckpoint('s')
-    const copy = cloneCheckpoint(cp)
-    applyMessage(copy, 1, JSON.stringify({ type: 'turn/start', sessionId: 's', data: { turn: 1 } }))
-    expect([cp.lastSeq, cp.fold.events, cp.fold.run.draft.turns]).toStrictEqual([0, 0, 0])
+  it('every format: a vendor log folded record by record through checkpoints gives the one-shot pipeline results', async () => {
+    const { readFileSync } = await import('node:fs')
+    const { Pipeline } = await import('../../src/core/pipeline.js')
+    for (const [format, file] of [
+      ['claude-code', 'test/fixtures/claude-code-stream-json/task_tool_output.jsonl'],
+      ['codex', 'test/fixtures/codex-exec-json/codex.jsonl'],
+    ] as const) {
+      const translator = formatByName(format)?.translator as Translator<unknown>
+      const lines = readFileSync(`${repoRoot}/${file}`, 'utf8').split('\n').filter((l) => l.trim() !== '')
+      const oneShot = new Pipeline(translator, { live: true })
+      for (const l of lines) oneShot.textLine(l, undefined)
+      const want = oneShot.takeResults()
+      expect(want.length, file).toBeGreaterThan(0)
+      for (let cut = 0; cut <= lines.length; cut++) {
+        const a = new SessionFold(translator, 'x')
+        const got = applyAll(a, lines.slice(0, cut))
+        const cp = decodeCheckpoint(translator, a.encode())
+        if (E.isLeft(cp)) throw cp.left
+        got.push(...applyAll(new SessionFold(translator, 'x', cp.right), lines.slice(cut), cut + 1))
+        expect(got, `${format} cut at ${cut}`).toStrictEqual(want)
+      }
+      // a checkpoint of one format is not one of another
+      expect(E.isLeft(decodeCheckpoint(native, new SessionFold(translator, 'x').encode()))).toBe(true)
+    }
+  })
+
+  it('a session past the checkpoint bound gets its run closed with a diagnostic and starts again, run numbers going on', () => {
+    const fold = new SessionFold(native, 's')
+    const on = () => undefined
+    fold.apply(1, JSON.stringify({ type: 'user/message', sessionId: 's', data: { message: 'x' } }), on)
+    fold.apply(2, JSON.stringify({ type: 'turn/start', sessionId: 's', data: { turn: 1 } }), on)
+    fold.apply(3, JSON.stringify({ type: 'session/status', sessionId: 's', data: { status: 'idle' } }), on)
+    fold.apply(4, JSON.stringify({ type: 'turn/start', sessionId: 's', data: { turn: 1 } }), on)
+    const { n, result } = fold.restart(5000, 4096)
+    expect(n).toBe(2)
+    expect(result.turns).toBe(1)
+    expect(result.diagnostics.map((d) => d.message)).toStrictEqual([
+      "the session's checkpoint grew to 5000 bytes, past the 4096-byte bound: its run was closed here and its fold restarted (docs/scale-out.md §4)",
+    ])
+    expect([fold.runs, fold.open]).toStrictEqual([2, false])
+    const next: Array<number> = []
+    fold.apply(5, JSON.stringify({ type: 'turn/start', sessionId: 's', data: { turn: 1 } }), on)
+    fold.apply(6, JSON.stringify({ type: 'session/status', sessionId: 's', data: { status: 'idle' } }), (k) => next.push(k))
+    expect(next).toStrictEqual([3])
   })
 
   it('rejects a stored checkpoint that is not one, naming the path and never the value', () => {
-    const bad = decodeCheckpoint(JSON.stringify({ ...newCheckpoint('s'), lastSeq: 'secret-value' }))
-    expect(E.isLeft(bad) && [bad.left.path, bad.left.expected, bad.left.message.includes('secret-value')]).toStrictEqual(['lastSeq', 'number', false])
-    expect(E.isLeft(decodeCheckpoint('{'))).toBe(true)
-    expect(E.isLeft(decodeCheckpoint(JSON.stringify({ ...newCheckpoint('s'), delivery: { consumer: 1, seq: 2 } })))).toBe(true)
-  })
-})
-
-describe('delivery sets', () => {
-  it('behave like a set of integers for add, remove and covers', () => {
-    const op = fc.oneof(
-      fc.record({ op: fc.constant('add' as const), d: fc.integer({ min: 1, max: 60 }) }),
-      fc.record({ op: fc.constant('remove' as const), d: fc.integer({ min: 1, max: 60 }) }),
-    )
-    fc.assert(
-      fc.property(fc.array(op, { maxLength: 80 }), fc.integer({ min: 0, max: 61 }), fc.integer({ min: 0, max: 61 }), (ops, lo, hi) => {
-        const set = new DeliverySet()
-        const model = new Set<number>()
-        for (const o of ops) {
-          if (o.op === 'add') {
-            set.add(o.d)
-            model.add(o.d)
-          } else {
-            set.remove(o.d)
-            model.delete(o.d)
-          }
-        }
-        let want = true
-        for (let d = lo; d <= hi; d++) if (!model.has(d)) want = false
-        expect(set.covers(lo, hi)).toBe(want)
-      }),
-      { numRuns: runs },
-    )
-  })
-
-  it('keeps consecutive deliveries as one interval and forgets the oldest beyond its cap', () => {
-    const set = new DeliverySet(2)
-    for (let d = 1; d <= 1000; d++) set.add(d)
-    expect([set.intervals, set.covers(1, 1000)]).toStrictEqual([1, true])
-    set.add(1002)
-    set.add(1004)
-    expect([set.intervals, set.covers(1, 1), set.covers(1004, 1004)]).toStrictEqual([2, false, true])
+    const good = JSON.parse(new SessionFold(native, 's').encode()) as Record<string, unknown>
+    const bad = decodeCheckpoint(native, JSON.stringify({ ...good, applied: 'secret-value' }))
+    expect(E.isLeft(bad) && [bad.left.path, bad.left.expected, bad.left.message.includes('secret-value')]).toStrictEqual(['applied', 'number', false])
+    expect(E.isLeft(decodeCheckpoint(native, '{'))).toBe(true)
   })
 })
 
@@ -216,6 +275,39 @@ describe('partitions and leases', () => {
     expect(rebalance(v('tfft'), 2)).toStrictEqual({ acquire: [1, 2], release: [] })
     expect(rebalance(v('tmtf'), 2)).toStrictEqual({ acquire: [3], release: [] })
     expect(rebalance(v('ttt'), 4)).toStrictEqual({ acquire: [], release: [] })
+  })
+
+  it('rebalance with the peers\' counts: no live worker stays idle (4 partitions, 3 workers end 2, 1, 1)', () => {
+    const v = (states: string) => [...states].map((c, partition) => ({ partition, state: c === 'm' ? ('mine' as const) : c === 'f' ? ('free' as const) : ('taken' as const) }))
+    // a and b hold two each, c none: the smaller id of those above floor (1) releases one
+    expect(rebalance(v('mmtt'), 3, 'a', [{ id: 'b', held: 2 }, { id: 'c', held: 0 }])).toStrictEqual({ acquire: [], release: [1] })
+    expect(rebalance(v('ttmm'), 3, 'b', [{ id: 'a', held: 2 }, { id: 'c', held: 0 }])).toStrictEqual({ acquire: [], release: [] })
+    // c takes the freed one; a worker at floor leaves free partitions to a starving peer
+    expect(rebalance(v('tftt'), 3, 'c', [{ id: 'a', held: 1 }, { id: 'b', held: 2 }])).toStrictEqual({ acquire: [1], release: [] })
+    expect(rebalance(v('mftt'), 3, 'a', [{ id: 'b', held: 2 }, { id: 'c', held: 0 }])).toStrictEqual({ acquire: [], release: [] })
+    // once balanced (2, 1, 1) nothing moves
+    expect(rebalance(v('mmtt'), 3, 'a', [{ id: 'b', held: 1 }, { id: 'c', held: 1 }])).toStrictEqual({ acquire: [], release: [] })
+    expect(rebalance(v('ttmt'), 3, 'c', [{ id: 'a', held: 2 }, { id: 'b', held: 1 }])).toStrictEqual({ acquire: [], release: [] })
+    // a simulation from any start converges with every worker holding floor or ceil
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 5 }), fc.array(fc.nat(), { minLength: 12, maxLength: 12 }), (P, W, start) => {
+        const ids = Array.from({ length: W }, (_, i) => `w${i}`)
+        const owner: Array<string | null> = Array.from({ length: P }, (_, p) => ((start[p] ?? 0) % (W + 1) === W ? null : (ids[(start[p] ?? 0) % (W + 1)] as string)))
+        for (let round = 0; round < 4 * P + 8; round++) {
+          for (const me of ids) {
+            const views = owner.map((o, partition) => ({ partition, state: o === me ? ('mine' as const) : o === null ? ('free' as const) : ('taken' as const) }))
+            const peers = ids.filter((x) => x !== me).map((x) => ({ id: x, held: owner.filter((o) => o === x).length }))
+            const plan = rebalance(views, W, me, peers)
+            for (const p of plan.release) owner[p] = null
+            for (const p of plan.acquire) if (owner[p] === null) owner[p] = me
+          }
+        }
+        const counts = ids.map((x) => owner.filter((o) => o === x).length)
+        expect(owner.every((o) => o !== null), `${P}/${W} all held`).toBe(true)
+        for (const c of counts) expect(c === Math.floor(P / W) || c === Math.ceil(P / W), `${P}/${W}: ${counts.join(',')}`).toBe(true)
+      }),
+      { numRuns: Math.min(runs, 300) },
+    )
   })
 
   it('calls a key stale only when its revision has not moved for a lease time, by the local clock', () => {
@@ -269,8 +361,10 @@ describe('consume usage', () => {
   })
 
   it('rejects other formats, a missing server and bad numbers or names with exit 2', async () => {
-    const codex = await runCli(['consume', '--server', 'nats://127.0.0.1:1', '--format', 'codex'])
-    expect([codex.code, codex.stderr]).toStrictEqual([2, expect.stringMatching(/^run-outcome consume: --format codex is not supported: consume checkpoints the native fold's state/)])
+    const unknown = await runCli(['consume', '--server', 'nats://127.0.0.1:1', '--format', 'nope'])
+    expect([unknown.code, unknown.stderr]).toStrictEqual([2, expect.stringMatching(/^run-outcome consume: --format nope is not a format consume reads \(one of: native, claude-code, codex, /)])
+    expect(() => resolveConfig({ format: 'auto' })).toThrow('unknown format "auto"')
+    expect(resolveConfig({ format: 'gemini' }).translator.format).toBe('gemini')
     const none = await runCli(['consume'])
     expect([none.code, none.stderr]).toStrictEqual([2, expect.stringMatching(/give the NATS server with --server/)])
     const zero = await runCli(['consume', '--server', 'nats://127.0.0.1:1', '--partitions', '0'])

@@ -1,0 +1,170 @@
+/**
+ * A partition's snapshot log (docs/scale-out.md §3): the checkpoints of the partition's sessions, written
+ * periodically as messages on one subject of the snapshots stream (`RUN_SNAPSHOTS.<durable>.<p>`), every
+ * message published with compare-and-set on the subject's last sequence (`Nats-Expected-Last-Subject-Sequence`).
+ *
+ * Three kinds of message (header `Ro-Kind`):
+ * - `claim`: a worker starts holding the partition (its tenure). Its stream sequence names the tenure's
+ *   consumer ({@link tenureConsumer}); every later message of the tenure carries it in `Ro-Claim`.
+ * - `chunk`: a slice (at most the server's `max_payload`) of a text of session checkpoints, one JSON line each.
+ * - `commit`: `{ lastSeq, chunks, … }` — the partition's state is the sessions of the listed chunks, read in
+ *   order (a later line of a session replaces an earlier one), after applying every event of the partition up
+ *   to stream sequence `lastSeq`. A full snapshot lists only its own chunks; a delta adds the sessions changed
+ *   since the previous commit to its list; a full one is written when the list grows past twice the live size
+ *   (or 64 chunks), and the messages before it are purged.
+ * Every message carries `Ro-Commit`, the sequence of the latest commit when it was written, so the last message
+ * of the subject leads to the state.
+ *
+ * Because each publish names the sequence it expects to follow, a worker that lost the partition (its lease
+ * taken while it stalled) fails at its next write and drops the partition: two holders can never interleave a
+ * snapshot, and nothing written after the last commit is ever read.
+ *
+ * @module
+ */
+import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream'
+import type { NatsClients } from './clients.js'
+
+/** The commit of a snapshot (the JSON of a `commit` message). @since 0.3.0 */
+export interface SnapshotCommit {
+  readonly version: 1
+  /** Every event of the partition up to this stream sequence (of the events stream) is in the state. */
+  readonly lastSeq: number
+  /** Stream sequences (in the snapshots stream) of the chunks to read, in order. */
+  readonly chunks: ReadonlyArray<number>
+  /** Bytes of those chunks. */
+  readonly bytes: number
+  /** Sessions in the state. */
+  readonly sessions: number
+  /** The format of the sessions' records (`--format`). */
+  readonly format: string
+}
+
+/** What the last message of a partition's snapshot subject says. @since 0.3.0 */
+export interface SnapshotHead {
+  /** The subject's last stream sequence (0: no message). */
+  readonly lastSubjectSeq: number
+  /** The latest commit and its sequence (`null`, 0: none yet). */
+  readonly commit: SnapshotCommit | null
+  readonly commitSeq: number
+  /** The claim sequence of the tenure that wrote the last message (its consumer's name), 0 when none. */
+  readonly claimSeq: number
+}
+
+/** A write to the snapshot log found another writer's message after its own: the partition is someone else's. @since 0.3.0 */
+export class SnapshotFencedError extends Error {
+  override readonly name = 'SnapshotFencedError' as const
+}
+
+const WRONG_LAST_SEQUENCE = [10071, 10164]
+const apiCode = (e: unknown): number | undefined => {
+  const code = (e as { code?: unknown } | null)?.code
+  return typeof code === 'number' ? code : undefined
+}
+
+const headerOf = (m: StoredMsg, name: string): string => m.header?.get(name) ?? ''
+
+/**
+ * Reads the head of a partition's snapshot log: its last message and the commit it leads to.
+ * **Throws** when the server cannot be asked, or a commit is not valid JSON.
+ * @since 0.3.0
+ */
+export const readSnapshotHead = async (jsm: JetStreamManager, stream: string, subject: string): Promise<SnapshotHead> => {
+  const last = await jsm.streams.getMessage(stream, { last_by_subj: subject })
+  if (last === null) return { lastSubjectSeq: 0, commit: null, commitSeq: 0, claimSeq: 0 }
+  const kind = headerOf(last, 'Ro-Kind')
+  const claimSeq = kind === 'claim' ? last.seq : Number(headerOf(last, 'Ro-Claim')) || 0
+  let commitSeq = kind === 'commit' ? last.seq : Number(headerOf(last, 'Ro-Commit')) || 0
+  let commitMsg: StoredMsg | null = kind === 'commit' ? last : null
+  if (commitMsg === null && commitSeq > 0) {
+    commitMsg = await jsm.streams.getMessage(stream, { seq: commitSeq })
+    if (commitMsg === null) commitSeq = 0
+  }
+  const commit = commitMsg === null ? null : (JSON.parse(new TextDecoder().decode(commitMsg.data)) as SnapshotCommit)
+  return { lastSubjectSeq: last.seq, commit, commitSeq, claimSeq }
+}
+
+/**
+ * The checkpoint lines of a commit: its chunks read in order, joined and split at newlines.
+ * **Throws** when a chunk is missing (removed from the stream by hand).
+ * @since 0.3.0
+ */
+export const readSnapshotLines = async (jsm: JetStreamManager, stream: string, commit: SnapshotCommit): Promise<Array<string>> => {
+  const parts: Array<Buffer> = []
+  // a delta's chunks start a new line; a full text's chunks are cut anywhere: concatenated in order, both read back
+  for (const seq of commit.chunks) {
+    const m = await jsm.streams.getMessage(stream, { seq })
+    if (m === null) throw new Error(`the snapshot chunk at sequence ${seq} of ${stream} is missing`)
+    parts.push(Buffer.from(m.data))
+  }
+  return Buffer.concat(parts)
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+}
+
+/** Cuts a text of lines into slices of at most `max` bytes (cut anywhere; the reader joins them). @since 0.3.0 */
+export const sliceText = (text: string, max: number): Array<Uint8Array> => {
+  const bytes = Buffer.from(text, 'utf8')
+  const out: Array<Uint8Array> = []
+  for (let i = 0; i < bytes.length; i += max) out.push(bytes.subarray(i, Math.min(bytes.length, i + max)))
+  return out
+}
+
+/**
+ * The writing end of one tenure: publishes with compare-and-set on the subject's last sequence.
+ * @since 0.3.0
+ */
+export class SnapshotWriter {
+  /** The subject's last sequence as this writer knows it. */
+  private last: number
+  /** The latest commit's sequence. */
+  commitSeq: number
+  /** This tenure's claim sequence (0 before the claim). */
+  claimSeq = 0
+  /** The log's subject. */
+  readonly subjectName: string
+
+  constructor(
+    private readonly clients: NatsClients,
+    private readonly js: JetStreamClient,
+    private readonly subject: string,
+    head: SnapshotHead,
+  ) {
+    this.subjectName = subject
+    this.last = head.lastSubjectSeq
+    this.commitSeq = head.commitSeq
+  }
+
+  private async publish(kind: 'claim' | 'chunk' | 'commit', data: Uint8Array | string): Promise<number> {
+    const h = this.clients.transport.headers()
+    h.set('Ro-Kind', kind)
+    h.set('Ro-Commit', String(this.commitSeq))
+    if (kind !== 'claim') h.set('Ro-Claim', String(this.claimSeq))
+    try {
+      const ack = await this.js.publish(this.subject, data, { headers: h, expect: { lastSubjectSequence: this.last } })
+      this.last = ack.seq
+      return ack.seq
+    } catch (e) {
+      if (WRONG_LAST_SEQUENCE.includes(apiCode(e) ?? 0)) throw new SnapshotFencedError(`another worker wrote the snapshot log ${this.subject}`)
+      throw e
+    }
+  }
+
+  /** Starts the tenure. **Throws** {@link SnapshotFencedError} when the log moved since its head was read. */
+  async claim(owner: string): Promise<number> {
+    this.claimSeq = await this.publish('claim', JSON.stringify({ owner }))
+    return this.claimSeq
+  }
+
+  /** Writes one chunk; returns its sequence. */
+  chunk(data: Uint8Array): Promise<number> {
+    return this.publish('chunk', data)
+  }
+
+  /** Writes a commit; returns its sequence. */
+  async commit(c: SnapshotCommit): Promise<number> {
+    const seq = await this.publish('commit', JSON.stringify(c))
+    this.commitSeq = seq
+    return seq
+  }
+}
