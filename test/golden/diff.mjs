@@ -22,7 +22,8 @@ for (const input of Object.keys(golden)) {
   if (out.length === 0) continue
   n++
   console.log(`${input}`)
-  for (const l of out.slice(0, 12)) console.log(`   ${l}`)
-  if (out.length > 12) console.log(`   … ${out.length - 12} more`)
+  for (const l of out.slice(0, Number(process.env.GOLDEN_DIFF_LIMIT ?? 12))) console.log(`   ${l}`)
+  const LIMIT = Number(process.env.GOLDEN_DIFF_LIMIT ?? 12)
+  if (out.length > LIMIT) console.log(`   … ${out.length - LIMIT} more`)
 }
 console.log(`${n} of ${Object.keys(golden).length} inputs differ`)
