@@ -6,13 +6,16 @@
  */
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import type { SessionEvent } from '../core/events.js'
 import { isProtocolError } from '../core/ProtocolError.js'
 import { formats } from '../formats/index.js'
+import { subagentFilesOf } from '../node/claudeSubagents.js'
 import { listLogFiles } from '../node/files.js'
 import { ReplayError, replayStream } from '../node/replay.js'
 import { checkFormat, parseCommand } from './args.js'
 import { EXIT, safeJson, worst, type CliIO } from './io.js'
+import { forTerminal } from './sanitize.js'
 
 /** Help text of `events`. @since 0.2.0 */
 export const eventsHelp = (): string => `Usage: run-outcome events [FILE|DIR|-]... [options]
@@ -21,7 +24,10 @@ Prints a log of any format as run-outcome's native events (SPEC §4), one JSON o
 line: what the log's records state, in one vocabulary. Each event keeps the line of the
 record it came from ("line"; 0 for a run boundary stated between records) and the
 record's own type ("recordType"). 'run-outcome replay --format native' of this output
-gives the same runs as replaying the original.
+gives the same runs as replaying the original, with one exception: a Claude Code
+session's subagent files (<session>/subagents/*.jsonl) are attached by 'replay' after
+the fold; 'events' prints the session file's own records and says on stderr when such
+files exist (give them as inputs to see their events).
 
 Inputs: files (also .gz), directories (every log under them, in order), or - for
 standard input (the default when no input is given).
@@ -81,7 +87,9 @@ const eventsInput = async (input: string, format: string, io: CliIO): Promise<nu
   try {
     isDir = (await stat(input)).isDirectory()
   } catch (e) {
-    io.stderr.write(`run-outcome events: cannot read ${input}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'not readable'}\n`)
+    io.stderr.write(
+      `run-outcome events: cannot read ${input}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'not readable'}\n`,
+    )
     return EXIT.usage
   }
   if (!isDir) return eventsOne(createReadStream(input, { highWaterMark: 256 * 1024 }), input, input, format, io, true)
@@ -106,6 +114,13 @@ const eventsOne = async (
   try {
     const outcome = await replayStream(source, () => {}, { format, file, onEvent: (ev, line) => io.stdout.write(lineOf(ev, line)) })
     for (const note of outcome.notes) io.stderr.write(`run-outcome events: ${label}: ${note}\n`)
+    if (file !== null && outcome.format === 'claude-code') {
+      const sub = await subagentFilesOf(file).catch(() => [])
+      if (sub.length > 0)
+        io.stderr.write(
+          `run-outcome events: ${label}: note: ${sub.length} subagent file${sub.length === 1 ? '' : 's'} beside it (${forTerminal(dirname(sub[0] as string))}) not printed; replay attaches them as children\n`,
+        )
+    }
     if (outcome.error !== undefined) {
       io.stderr.write(`run-outcome events: protocol error: ${outcome.error.message}\n`)
       return EXIT.protocol

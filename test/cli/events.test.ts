@@ -3,7 +3,9 @@
  * `--format native`, gives the same runs as replaying the original (SPEC §4 protocol 2: the events carry every
  * fact the fold needs), except `format` and `source` (the events file is another file).
  */
-import { readFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { repoRoot, runCli } from '../support/cli.js'
 
@@ -44,6 +46,21 @@ describe('events F | replay --format native  ≡  replay F (minus format and sou
       }
       expect(events.code, events.stderr).toBe(0)
       const again = await runCli(['replay', '--json', '--format', 'native', '-'], events.stdout)
+      if (/note: \d+ subagent files? beside it/.test(events.stderr)) {
+        // a Claude Code session with subagent files: replay attaches them after the fold, events prints the
+        // session file's own records; so the round trip equals the replay of the session file alone
+        const dir = mkdtempSync(join(tmpdir(), 'ro-events-'))
+        try {
+          const alone = join(dir, basename(file))
+          copyFileSync(file, alone)
+          const single = await runCli(['replay', '--json', alone])
+          expect(withoutFormatAndSource(again.stdout)).toStrictEqual(withoutFormatAndSource(single.stdout))
+          expect(withoutFormatAndSource(direct.stdout)).not.toStrictEqual(withoutFormatAndSource(single.stdout))
+        } finally {
+          rmSync(dir, { recursive: true, force: true })
+        }
+        return
+      }
       expect(withoutFormatAndSource(again.stdout)).toStrictEqual(withoutFormatAndSource(direct.stdout))
     }),
   )
@@ -54,12 +71,16 @@ describe('events output', () => {
     inRepo(async () => {
       const r = await runCli(['events', 'examples/codex/stream-output-2.jsonl'])
       expect(r.code).toBe(0)
-      const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+      const lines = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
       expect(lines[0]).toStrictEqual({ type: 'session/started', sessionId: lines[0]?.['sessionId'], line: 1, recordType: 'thread.started', data: {} })
-      expect(lines.filter((e) => e['type'] === 'turn/end').map((e) => e['data'])).toStrictEqual([{ reason: { kind: 'completed' }, finishReason: 'turn.completed' }])
+      expect(lines.filter((e) => e['type'] === 'turn/end').map((e) => e['data'])).toStrictEqual([
+        { reason: { kind: 'completed' }, finishReason: 'turn.completed' },
+      ])
       expect(lines.every((e) => typeof e['line'] === 'number')).toBe(true)
-    }),
-  )
+    }))
   it('a directory prints every log under it; --help exits 0; an unknown format is a usage error', async () =>
     inRepo(async () => {
       expect((await runCli(['events', '--help'])).code).toBe(0)
@@ -67,6 +88,5 @@ describe('events output', () => {
       const r = await runCli(['events', 'examples/codex'])
       expect(r.code).toBe(0)
       expect(r.stdout.split('\n').filter((l) => l.includes('"turn/end"')).length).toBe(2)
-    }),
-  )
+    }))
 })
