@@ -11,7 +11,15 @@ const dist = new URL('../dist/', import.meta.url)
 const out = (o) => {
   const u = process.resourceUsage()
   // ms: wall time since process start; cpuMs: user + system CPU time (less sensitive to a loaded machine)
-  console.log(JSON.stringify({ task, ...o, ms: Math.round(performance.now()), cpuMs: Math.round((u.userCPUTime + u.systemCPUTime) / 1000), rssMB: Math.round(u.maxRSS / 1024) }))
+  console.log(
+    JSON.stringify({
+      task,
+      ...o,
+      ms: Math.round(performance.now()),
+      cpuMs: Math.round((u.userCPUTime + u.systemCPUTime) / 1000),
+      rssMB: Math.round(u.maxRSS / 1024),
+    }),
+  )
 }
 
 if (task === 'floor') {
@@ -44,7 +52,11 @@ if (task === 'floor') {
   let bytes = 0
   const code = await main(['replay', '--json', file], {
     stdin: process.stdin,
-    stdout: { write: (s) => { bytes += s.length } },
+    stdout: {
+      write: (s) => {
+        bytes += s.length
+      },
+    },
     stderr: process.stderr,
     env: process.env,
   })

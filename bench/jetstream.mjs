@@ -99,10 +99,25 @@ const sessionEvents = (sid) => {
     out.push({ type: 'user/message', sessionId: sid, data: { message: 'go' } })
     out.push({ type: 'turn/start', sessionId: sid, data: { turn } })
     for (let i = 0; i < 10; i++) {
-      out.push({ type: 'assistant/message', sessionId: sid, data: { turn, step: i + 1, message: { content: [] }, usage: { inputTokens: 100, outputTokens: 20 }, model: 'm', costUsd: 0.001 } })
+      out.push({
+        type: 'assistant/message',
+        sessionId: sid,
+        data: { turn, step: i + 1, message: { content: [] }, usage: { inputTokens: 100, outputTokens: 20 }, model: 'm', costUsd: 0.001 },
+      })
       out.push({ type: 'tool/call', sessionId: sid, data: { callId: `c${turn}.${i}`, name: 'Bash', arguments: '{}' } })
     }
-    out.push({ type: 'assistant/message', sessionId: sid, data: { turn, step: 99, message: { content: [{ type: 'text', text: 'done' }] }, usage: { inputTokens: 50, outputTokens: 10 }, model: 'm', costUsd: 0.001 } })
+    out.push({
+      type: 'assistant/message',
+      sessionId: sid,
+      data: {
+        turn,
+        step: 99,
+        message: { content: [{ type: 'text', text: 'done' }] },
+        usage: { inputTokens: 50, outputTokens: 10 },
+        model: 'm',
+        costUsd: 0.001,
+      },
+    })
     out.push({ type: 'turn/end', sessionId: sid, data: { turn, reason: { kind: 'completed' } } })
     out.push({ type: 'session/status', sessionId: sid, data: { status: 'idle' } })
   }
@@ -137,7 +152,11 @@ let RUNS = 0
     `run-outcome JetStream bench: ${SESSIONS} sessions × ${EVENTS} native events = ${TOTAL} events, ${RUNS} runs, ${P} partitions, batch ${BATCH}; ` +
       `published in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   )
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, node ${process.version}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+  console.log(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, node ${process.version}, load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  )
 }
 
 // ---- the floor: fetch + ack-all, no work ----
@@ -185,7 +204,11 @@ const floor = async (rep) => {
   return { rate: TOTAL / seconds, seconds, client: ((c1 - c0) * 1e6) / TOTAL, server: ((s1 - s0) * 1e6) / TOTAL }
 }
 
-const resultsStored = (bucket) => jsm.streams.info(`KV_${bucket}`).then((i) => i.state.messages, () => 0)
+const resultsStored = (bucket) =>
+  jsm.streams.info(`KV_${bucket}`).then(
+    (i) => i.state.messages,
+    () => 0,
+  )
 
 /** Spawns `consume` workers on fresh names; returns when every run is stored (timed) and everything acknowledged. */
 const consume = async (workers, tag) => {
@@ -241,7 +264,12 @@ const consume = async (workers, tag) => {
   let snapshots = 0
   let resyncs = 0
   for (const e of stderr) {
-    const m = /(\d+) snapshots, (\d+) resyncs/.exec(e.split('\n').filter((l) => l.includes('stopped after')).pop() ?? '')
+    const m = /(\d+) snapshots, (\d+) resyncs/.exec(
+      e
+        .split('\n')
+        .filter((l) => l.includes('stopped after'))
+        .pop() ?? '',
+    )
     if (m !== null) {
       snapshots += Number(m[1])
       resyncs += Number(m[2])
@@ -320,7 +348,11 @@ for (const w of WORKERS) {
 }
 if (!values['no-takeover']) {
   const s = await takeover()
-  console.log(s === null ? 'takeover after SIGKILL: not within 30 s' : `takeover after a SIGKILL (lease 2 s, the default): the survivor held every partition after ${s.toFixed(2)} s`)
+  console.log(
+    s === null
+      ? 'takeover after SIGKILL: not within 30 s'
+      : `takeover after a SIGKILL (lease 2 s, the default): the survivor held every partition after ${s.toFixed(2)} s`,
+  )
 }
 await nc.close()
 server.kill('SIGTERM')

@@ -36,10 +36,14 @@ const file = async (format, n) => {
 }
 
 const child = (task, path, extra) => {
-  const r = spawnSync(process.execPath, [...(task === 'operators' ? ['--expose-gc'] : []), new URL('./child.mjs', import.meta.url).pathname, task, path, ...(extra ? [String(extra)] : [])], {
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
-  })
+  const r = spawnSync(
+    process.execPath,
+    [...(task === 'operators' ? ['--expose-gc'] : []), new URL('./child.mjs', import.meta.url).pathname, task, path, ...(extra ? [String(extra)] : [])],
+    {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    },
+  )
   if (r.status !== 0 && task !== 'cli') throw new Error(`${task} failed: ${r.stderr.slice(0, 500)}`)
   const line = r.stdout.trim().split('\n').at(-1)
   return JSON.parse(line)
@@ -118,7 +122,7 @@ const table = [
   [`peak RSS, library replay at ${big} events`, `${bigLib.rssMB} MB`, '≤ 120 MB, flat in N'],
   ['claude-code reader / F (its own log)', both('libCC'), '≤ 1.5'],
   ['codex reader / F (its own log)', both('libCodex'), '≤ 1.5'],
-  ...(hasJq ? [["jq -c 'select(.type==\"turn/end\")' / F", `${fmt(median(rows.jq))} wall`, '(reference)']] : [['jq', 'not installed', '(reference)']]),
+  ...(hasJq ? [['jq -c \'select(.type=="turn/end")\' / F', `${fmt(median(rows.jq))} wall`, '(reference)']] : [['jq', 'not installed', '(reference)']]),
 ]
 const w = [0, 1, 2].map((i) => Math.max(...table.map((r) => r[i].length)))
 const lines = table.map((r) => `| ${r.map((c, i) => c.padEnd(w[i])).join(' | ')} |`)

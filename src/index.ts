@@ -86,7 +86,7 @@ export {
 } from './core/FoldStateCodec.js'
 
 // --- core: the pipeline (any format's records → native events → the one fold) ---
-export { type Translator, type TranslatorOptions, type Emit } from './core/translator.js'
+export type { Translator, TranslatorOptions, Emit } from './core/translator.js'
 export { Pipeline, pipelineStateCodec, type PipelineState, type PipelineOptions } from './core/pipeline.js'
 export { PROTOCOL_VERSION } from './core/events.js'
 export { foldRecords, runsFrom, eventsOf, RecordFolder, FormatError, SNIFF_RECORDS, type RecordOptions } from './formats/records.js'

@@ -13,10 +13,25 @@ export interface Command {
 
 /** Every command by name. @since 0.1.0 */
 export const commands: Readonly<Record<string, Command>> = {
-  replay: { summary: 'replay recorded logs and print how each run ended', run: async (argv, io) => (await import('./replayCommand.js')).replayCommand(argv, io) },
-  watch: { summary: 'follow a live agent stream; print each run as it ends', run: async (argv, io) => (await import('./watchCommand.js')).watchCommand(argv, io) },
-  events: { summary: 'print a log of any format as native events, one JSON object per line', run: async (argv, io) => (await import('./eventsCommand.js')).eventsCommand(argv, io) },
-  stats: { summary: 'summarise how the runs under some paths ended and what they cost', run: async (argv, io) => (await import('./statsCommand.js')).statsCommand(argv, io) },
-  consume: { summary: 'fold agent sessions from NATS JetStream into a KV bucket (scale-out worker)', run: async (argv, io) => (await import('./consumeCommand.js')).consumeCommand(argv, io) },
+  replay: {
+    summary: 'replay recorded logs and print how each run ended',
+    run: async (argv, io) => (await import('./replayCommand.js')).replayCommand(argv, io),
+  },
+  watch: {
+    summary: 'follow a live agent stream; print each run as it ends',
+    run: async (argv, io) => (await import('./watchCommand.js')).watchCommand(argv, io),
+  },
+  events: {
+    summary: 'print a log of any format as native events, one JSON object per line',
+    run: async (argv, io) => (await import('./eventsCommand.js')).eventsCommand(argv, io),
+  },
+  stats: {
+    summary: 'summarise how the runs under some paths ended and what they cost',
+    run: async (argv, io) => (await import('./statsCommand.js')).statsCommand(argv, io),
+  },
+  consume: {
+    summary: 'fold agent sessions from NATS JetStream into a KV bucket (scale-out worker)',
+    run: async (argv, io) => (await import('./consumeCommand.js')).consumeCommand(argv, io),
+  },
   // commands: add one line per command
 }

@@ -63,7 +63,8 @@ const formatStats = (s: ConsumeStats, final: boolean): string =>
 const number = (text: string | undefined, what: string, min: number): number | string | undefined => {
   if (text === undefined) return undefined
   const n = Number(text)
-  if (text.trim() === '' || !Number.isFinite(n) || n < min) return `--${what} takes a number${min > 1 ? ` of at least ${min}` : min > 0 ? ' above 0' : ' (0 or more)'}`
+  if (text.trim() === '' || !Number.isFinite(n) || n < min)
+    return `--${what} takes a number${min > 1 ? ` of at least ${min}` : min > 0 ? ' above 0' : ' (0 or more)'}`
   return n
 }
 
@@ -139,7 +140,9 @@ export const makeConsumeCommand =
     try {
       clients = await load()
     } catch (e) {
-      io.stderr.write(`run-outcome consume: ${e instanceof MissingNatsClientsError ? e.message : `cannot load the NATS clients: ${e instanceof Error ? e.message.slice(0, 200) : 'unknown error'}`}\n`)
+      io.stderr.write(
+        `run-outcome consume: ${e instanceof MissingNatsClientsError ? e.message : `cannot load the NATS clients: ${e instanceof Error ? e.message.slice(0, 200) : 'unknown error'}`}\n`,
+      )
       return EXIT.usage
     }
     const progressSeconds = nums['progress'] ?? 5
@@ -175,7 +178,10 @@ export const makeConsumeCommand =
         clients,
       )
     } catch (e) {
-      const message = e instanceof ConsumeSetupError || e instanceof MissingNatsClientsError ? e.message : `cannot start: ${e instanceof Error ? e.message.slice(0, 200) : 'unknown error'}`
+      const message =
+        e instanceof ConsumeSetupError || e instanceof MissingNatsClientsError
+          ? e.message
+          : `cannot start: ${e instanceof Error ? e.message.slice(0, 200) : 'unknown error'}`
       io.stderr.write(`run-outcome consume: ${message}\n`)
       return EXIT.usage
     }

@@ -58,13 +58,20 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO): Promise<numb
       return first === undefined ? EXIT.usage : EXIT.ok
     }
     // --version / -v / -V, alone or after a command (`run-outcome replay --version`)
-    if (first === '--version' || first === '-V' || first === '-v' || (rest.length === 1 && (rest[0] === '--version' || rest[0] === '-v') && commandOf(first) !== undefined)) {
+    if (
+      first === '--version' ||
+      first === '-V' ||
+      first === '-v' ||
+      (rest.length === 1 && (rest[0] === '--version' || rest[0] === '-v') && commandOf(first) !== undefined)
+    ) {
       io.stdout.write(`${VERSION}\n`)
       return EXIT.ok
     }
     const command = commandOf(first)
     if (command === undefined) {
-      io.stderr.write(`run-outcome: unknown command "${forTerminal(first.slice(0, 40))}". Commands: ${Object.keys(commands).join(', ')}.\nTry 'run-outcome --help'.\n`)
+      io.stderr.write(
+        `run-outcome: unknown command "${forTerminal(first.slice(0, 40))}". Commands: ${Object.keys(commands).join(', ')}.\nTry 'run-outcome --help'.\n`,
+      )
       return EXIT.usage
     }
     return await command.run(rest, io)

@@ -108,7 +108,8 @@ async function* follow(
       } else if (now.ino !== ino) {
         // replaced: read the new file from its start (what is left of the old one was read above); a path that
         // is now a directory or a pipe cannot be followed (opening a pipe would block until a writer comes)
-        if (!now.isFile()) throw new NotAFile(`it was replaced by ${now.isDirectory() ? 'a directory' : 'something that is not a regular file'}; watch follows a file`)
+        if (!now.isFile())
+          throw new NotAFile(`it was replaced by ${now.isDirectory() ? 'a directory' : 'something that is not a regular file'}; watch follows a file`)
         const next = await open(path, 'r').catch(() => null)
         if (next !== null) {
           await handle.close()
@@ -255,7 +256,9 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   }
   const input = parsed.positionals[0] ?? '-'
   if (input === '-' && io.stdin.isTTY === true) {
-    io.stderr.write(`run-outcome watch: nothing is piped in. Pipe an agent's output into it, e.g.\n  claude -p "…" --output-format stream-json --verbose | run-outcome watch\nor give a log file to follow.\n`)
+    io.stderr.write(
+      `run-outcome watch: nothing is piped in. Pipe an agent's output into it, e.g.\n  claude -p "…" --output-format stream-json --verbose | run-outcome watch\nor give a log file to follow.\n`,
+    )
     return EXIT.usage
   }
 

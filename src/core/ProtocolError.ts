@@ -142,8 +142,7 @@ export class ProtocolError extends Error {
 }
 
 /** `true` for a `ProtocolError` from any copy of this package. @since 0.1.0 */
-export const isProtocolError = (u: unknown): u is ProtocolError =>
-  typeof u === 'object' && u !== null && (u as Record<symbol, unknown>)[marker] === true
+export const isProtocolError = (u: unknown): u is ProtocolError => typeof u === 'object' && u !== null && (u as Record<symbol, unknown>)[marker] === true
 
 /**
  * The data path of an io-ts error, as SPEC §4 names it (`reason.kind`): union and intersection member

@@ -11,14 +11,7 @@
 import type { Eq } from 'fp-ts/lib/Eq.js'
 
 /** Who stopped a run (SPEC §2 `stopped.by`); other strings may come from a seed vocabulary. @since 0.1.0 */
-export type StoppedBy =
-  | 'caller'
-  | 'hook'
-  | 'permission'
-  | 'parent'
-  | 'delegation'
-  | 'abandoned'
-  | (string & { readonly __stoppedBy?: never })
+export type StoppedBy = 'caller' | 'hook' | 'permission' | 'parent' | 'delegation' | 'abandoned' | (string & { readonly __stoppedBy?: never })
 
 /**
  * One item a suspended run waits on (SPEC §2 `suspended.pending[]`).
@@ -97,23 +90,15 @@ export interface Unfinished {
 export type RunEnding = Answered | CutOff | Limit | Stopped | Suspended | Blocked | Failed | Unfinished
 
 /** Every `RunEnding['kind']`, in SPEC §2's order. @since 0.1.0 */
-export const endingKinds = [
-  'answered',
-  'cut_off',
-  'limit',
-  'stopped',
-  'suspended',
-  'blocked',
-  'failed',
-  'unfinished',
-] as const satisfies ReadonlyArray<RunEnding['kind']>
+export const endingKinds = ['answered', 'cut_off', 'limit', 'stopped', 'suspended', 'blocked', 'failed', 'unfinished'] as const satisfies ReadonlyArray<
+  RunEnding['kind']
+>
 
 /** A `RunEnding` kind. @since 0.1.0 */
 export type EndingKind = RunEnding['kind']
 
 /** Type guard for an ending kind name (for CLI flags such as `--accept cut_off`). @since 0.1.0 */
-export const isEndingKind = (u: unknown): u is EndingKind =>
-  typeof u === 'string' && (endingKinds as ReadonlyArray<string>).includes(u)
+export const isEndingKind = (u: unknown): u is EndingKind => typeof u === 'string' && (endingKinds as ReadonlyArray<string>).includes(u)
 
 /**
  * A success policy: the ending kinds that count as success besides `answered` (SPEC §2 rule 5).
@@ -129,8 +114,7 @@ export interface SuccessPolicy {
  * `result_is_success`, the harness's headless exit status).
  * @since 0.1.0
  */
-export const isSuccess = (ending: RunEnding, policy?: SuccessPolicy): boolean =>
-  ending.kind === 'answered' || (policy?.accept?.includes(ending.kind) ?? false)
+export const isSuccess = (ending: RunEnding, policy?: SuccessPolicy): boolean => ending.kind === 'answered' || (policy?.accept?.includes(ending.kind) ?? false)
 
 /** Handlers for {@link matchEnding}, one per kind. @since 0.1.0 */
 export interface EndingHandlers<A> {

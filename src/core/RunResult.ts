@@ -75,15 +75,7 @@ export interface RunSource {
 }
 
 /** Input format names (SPEC §1 `--format`). @since 0.1.0 */
-export type FormatName =
-  | 'native'
-  | 'claude-code'
-  | 'codex'
-  | 'gemini'
-  | 'ai-sdk'
-  | 'openai-agents'
-  | 'acp'
-  | (string & { readonly __format?: never })
+export type FormatName = 'native' | 'claude-code' | 'codex' | 'gemini' | 'ai-sdk' | 'openai-agents' | 'acp' | (string & { readonly __format?: never })
 
 /**
  * One run's result (SPEC §3): the library object and the CLI's `--json` line.
@@ -263,13 +255,7 @@ const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isF
  * negative or larger than 2^53−1 counts are ignored with a diagnostic.
  * @since 0.1.0
  */
-export const addUsage = (
-  d: RunDraft,
-  model: string | null | undefined,
-  usage: UsageInput,
-  costUsd: number | null | undefined,
-  line?: number,
-): void => {
+export const addUsage = (d: RunDraft, model: string | null | undefined, usage: UsageInput, costUsd: number | null | undefined, line?: number): void => {
   const u = d.usage
   const key = `#${model ?? 'unknown'}`
   let m = d.byModel[key]
@@ -326,10 +312,7 @@ export const addUsage = (
  * difference of two running totals), per model. Buckets of each model are summed into the totals.
  * @since 0.1.0
  */
-export const setUsageByModel = (
-  d: RunDraft,
-  models: ReadonlyArray<{ model: string; usage: UsageInput; costUsd: number | null | undefined }>,
-): void => {
+export const setUsageByModel = (d: RunDraft, models: ReadonlyArray<{ model: string; usage: UsageInput; costUsd: number | null | undefined }>): void => {
   d.usage = zeroBuckets()
   d.byModel = {}
   d.costUsd = 0

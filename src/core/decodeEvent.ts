@@ -25,7 +25,8 @@ const ignored = (
   path?: string,
   expected?: string,
   seq?: number,
-): SessionEvent => ({
+): SessionEvent =>
+  ({
     type: 'run-outcome/ignored',
     sessionId,
     // a valid seq is kept, so a re-delivered unknown or malformed event is dropped like any other
@@ -133,12 +134,7 @@ const codecOf = (type: string): t.Mixed | undefined => {
 }
 
 /** Decodes a bare event `{ type, sessionId?, seq?, time?, data }`; `sessionOverride` comes from a wrapper. */
-const decodeBare = (
-  o: Record<string, unknown>,
-  index: number,
-  sessionOverride: string | null | undefined,
-  typePath: string,
-): SessionEvent | ProtocolError => {
+const decodeBare = (o: Record<string, unknown>, index: number, sessionOverride: string | null | undefined, typePath: string): SessionEvent | ProtocolError => {
   const type = o['type']
   if (typeof type !== 'string') {
     return new ProtocolError({ kind: 'event', index, path: typePath, expected: 'string' })
@@ -242,7 +238,10 @@ export const decodeEventRaw = (input: unknown, index: number): SessionEvent | Pr
     }
     return ignored(method, 'jsonrpc', null)
   }
-  if (input['type'] === undefined && (input['jsonrpc'] !== undefined || (input['id'] !== undefined && (input['result'] !== undefined || input['error'] !== undefined)))) {
+  if (
+    input['type'] === undefined &&
+    (input['jsonrpc'] !== undefined || (input['id'] !== undefined && (input['result'] !== undefined || input['error'] !== undefined)))
+  ) {
     return ignored('jsonrpc', 'jsonrpc', null)
   }
   return decodeBare(input, index, undefined, 'type')

@@ -65,7 +65,12 @@ export const struct = <R extends t.Props, O extends t.Props = Record<never, neve
     }
     return true
   }
-  const codec = new t.Type(name ?? explain.name, is, (u, c) => explain.validate(u, c), (a) => explain.encode(a))
+  const codec = new t.Type(
+    name ?? explain.name,
+    is,
+    (u, c) => explain.validate(u, c),
+    (a) => explain.encode(a),
+  )
   // the data path of an error skips intersection member indices (ProtocolError's ioTsPath reads `_tag`);
   // `explain` lets firstError walk to the first mismatch without io-ts's decode (core/firstError.ts)
   return Object.assign(codec, { _tag: (explain as unknown as { _tag: string })._tag, explain })
@@ -79,7 +84,15 @@ export const arrayOf = <C extends t.Mixed>(item: C): t.Type<Array<t.TypeOf<C>>, 
     for (let i = 0; i < u.length; i++) if (!item.is(u[i])) return false
     return true
   }
-  return Object.assign(new t.Type(explain.name, is, (u, c) => explain.validate(u, c), (a) => explain.encode(a)), { _tag: explain._tag, explain })
+  return Object.assign(
+    new t.Type(
+      explain.name,
+      is,
+      (u, c) => explain.validate(u, c),
+      (a) => explain.encode(a),
+    ),
+    { _tag: explain._tag, explain },
+  )
 }
 
 /** A plain JSON object (not an array, not null), for content blocks. @since 0.1.0 */
@@ -207,10 +220,7 @@ export const AbortedReason = t.intersection([
   t.partial({ reason: t.intersection([t.type({ kind: t.string }), t.partial({ reason: t.string })]) }),
 ])
 /** `blocked`: `guardrail?`, `phase?`, `message?`. @since 0.1.0 */
-export const BlockedReason = t.intersection([
-  t.type({ kind: t.literal('blocked') }),
-  t.partial({ guardrail: t.string, phase: t.string, message: t.string }),
-])
+export const BlockedReason = t.intersection([t.type({ kind: t.literal('blocked') }), t.partial({ guardrail: t.string, phase: t.string, message: t.string })])
 /** `limit`: `reason`, `field?`, `actual?` (number or null), `limit?`. @since 0.1.0 */
 export const LimitReason = t.intersection([
   t.type({ kind: t.literal('limit'), reason: t.string }),

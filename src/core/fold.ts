@@ -294,7 +294,8 @@ export const cloneState = (s: FoldState): FoldState => {
   const sessions: Record<string, SeqMemory> = {}
   for (const k of Object.keys(s.sessions)) {
     const m = s.sessions[k] as SeqMemory
-    sessions[k] = m.used === undefined ? { max: m.max, recent: m.recent.slice(), pos: m.pos } : { max: m.max, recent: m.recent.slice(), pos: m.pos, used: m.used }
+    sessions[k] =
+      m.used === undefined ? { max: m.max, recent: m.recent.slice(), pos: m.pos } : { max: m.max, recent: m.recent.slice(), pos: m.pos, used: m.used }
   }
   const baselines: Record<string, Baseline> = {}
   for (const k of Object.keys(s.baselines)) {
@@ -347,13 +348,25 @@ export interface SeqCache {
 }
 
 /** {@link itemCost} of a native usage (buckets built only when an estimate is needed); `undefined` for unknown. */
-const usageCost = (d: { costEstimated: boolean }, model: string | undefined, u: NativeUsage, costUsd: number | undefined, ctx: SeqCache | undefined): number | undefined => {
+const usageCost = (
+  d: { costEstimated: boolean },
+  model: string | undefined,
+  u: NativeUsage,
+  costUsd: number | undefined,
+  ctx: SeqCache | undefined,
+): number | undefined => {
   if (costUsd !== undefined || ctx?.estimate === undefined) return costUsd
   return itemCost(d, model, bucketsOf(u), undefined, ctx) ?? undefined
 }
 
 /** The cost of an item: the one the source gives, else the estimate (and the run is marked estimated), else `null`. */
-const itemCost = (d: { costEstimated: boolean }, model: string | undefined, b: BucketsDraft, costUsd: number | undefined, ctx: SeqCache | undefined): number | null => {
+const itemCost = (
+  d: { costEstimated: boolean },
+  model: string | undefined,
+  b: BucketsDraft,
+  costUsd: number | undefined,
+  ctx: SeqCache | undefined,
+): number | null => {
   if (costUsd !== undefined) return costUsd
   const est = ctx?.estimate
   if (est === undefined || isZero(b)) return null

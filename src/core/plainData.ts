@@ -40,6 +40,12 @@ class Problem {
 
 const hasOwn = Object.prototype.hasOwnProperty
 
+/** A primitive element of an array: counted against the budget, kept as is. */
+const leaf = (x: unknown, budget: { left: number }): unknown => {
+  budget.left--
+  return x
+}
+
 /** One object or array level of the copy; `budget.left` counts down the values still allowed. */
 const copy = (v: unknown, depth: number, budget: { left: number; readonly max: number }): unknown => {
   if (--budget.left < 0) throw tooMany(budget.max)
@@ -58,7 +64,7 @@ const copy = (v: unknown, depth: number, budget: { left: number; readonly max: n
     for (let i = 0; i < n; i++) {
       try {
         const x = (v as Array<unknown>)[i]
-        out[i] = x === undefined ? null : typeof x !== 'object' || x === null ? (--budget.left, x) : copy(x, depth + 1, budget)
+        out[i] = x === undefined ? null : typeof x !== 'object' || x === null ? leaf(x, budget) : copy(x, depth + 1, budget)
       } catch (e) {
         throw withKey(e, String(i))
       }

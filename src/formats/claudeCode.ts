@@ -178,7 +178,11 @@ const TRANSCRIPT_ONLY: ReadonlySet<string> = new Set([
 const shapeOf = (v: Obj): 'stream' | 'transcript' | undefined => {
   const type = v['type']
   if (typeof type !== 'string') return undefined
-  if (typeof v['sessionId'] === 'string' && TRANSCRIPT_TYPES.has(type) && ('parentUuid' in v || typeof v['isSidechain'] === 'boolean' || typeof v['uuid'] === 'string')) {
+  if (
+    typeof v['sessionId'] === 'string' &&
+    TRANSCRIPT_TYPES.has(type) &&
+    ('parentUuid' in v || typeof v['isSidechain'] === 'boolean' || typeof v['uuid'] === 'string')
+  ) {
     return 'transcript'
   }
   if (type === 'summary' && typeof v['leafUuid'] === 'string') return 'transcript'
@@ -283,7 +287,10 @@ const one = (s: ClaudeCodeState, v: unknown, emit: Emit, seen: SeenRecords | und
     if (s.shape === null) {
       const shape = shapeOf(v)
       if (shape === undefined) {
-        emitDiagnostic(emit, typeof v['type'] === 'string' ? 'skipped a record that is not recognisably Claude Code' : 'skipped a record without a string "type"')
+        emitDiagnostic(
+          emit,
+          typeof v['type'] === 'string' ? 'skipped a record that is not recognisably Claude Code' : 'skipped a record without a string "type"',
+        )
         return
       }
       s.shape = shape
@@ -332,7 +339,14 @@ const value = (s: ClaudeCodeState, v: unknown, emit: Emit, seen?: SeenRecords): 
 const translatorFor = (subagent: 'auto' | 'sub' | 'main', seen?: SeenRecords): Translator<ClaudeCodeState> => ({
   format: 'claude-code',
   stateCodec: ClaudeCodeStateCodec,
-  init: (options) => ({ file: options.file ?? null, subagent, shape: null, stream: null, transcript: null, seenInput: seen !== undefined ? seen.begin() : null }),
+  init: (options) => ({
+    file: options.file ?? null,
+    subagent,
+    shape: null,
+    stream: null,
+    transcript: null,
+    seenInput: seen !== undefined ? seen.begin() : null,
+  }),
   record(s, v, _line, emit) {
     value(s, v, emit, seen)
     return undefined

@@ -59,14 +59,7 @@ export const CODEX_EXEC_TYPES: ReadonlySet<string> = new Set([
 ])
 
 /** Top-level `type`s of rollout records (`RolloutItem` tags). @since 0.1.0 */
-export const CODEX_ROLLOUT_TYPES: ReadonlySet<string> = new Set([
-  'session_meta',
-  'response_item',
-  'event_msg',
-  'turn_context',
-  'compacted',
-  'world_state',
-])
+export const CODEX_ROLLOUT_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted', 'world_state'])
 
 const NOT_A_RECORD = 'skipped a record that is not an object with a string type'
 

@@ -25,13 +25,8 @@ export interface Origin {
 type DataOf<K extends KnownEventType> = Extract<SessionEvent, { type: K }>['data']
 
 /** A codec's type without its brands (a translator writes plain numbers it has already checked). */
-type Unbrand<T> = T extends t.Branded<infer N, unknown>
-  ? N
-  : T extends ReadonlyArray<infer I>
-    ? Array<Unbrand<I>>
-    : T extends object
-      ? { [P in keyof T]: Unbrand<T[P]> }
-      : T
+type Unbrand<T> =
+  T extends t.Branded<infer N, unknown> ? N : T extends ReadonlyArray<infer I> ? Array<Unbrand<I>> : T extends object ? { [P in keyof T]: Unbrand<T[P]> } : T
 
 /** A `turn/end` reason as a translator writes it: a `kind` and the fields SPEC §4's table gives that kind. */
 export type ReasonIn = { readonly kind: string } & Readonly<Record<string, unknown>>
@@ -61,8 +56,7 @@ export const emitDiagnostic = (emit: Emit, message: string, note = false, time?:
   emit(nativeEvent('source/diagnostic', note ? { message, note: true } : { message }, { time }))
 
 /** A record that carries no run fact: its line and time count; with `recordType`, it is the run's last word. @internal */
-export const emitRecord = (emit: Emit, recordType?: string, time?: number | string): void =>
-  emit(nativeEvent('source/record', {}, { time, recordType }))
+export const emitRecord = (emit: Emit, recordType?: string, time?: number | string): void => emit(nativeEvent('source/record', {}, { time, recordType }))
 
 /**
  * The root idle: the run so far is over (the fold closes it when it has content). It is stated between records

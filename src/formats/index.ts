@@ -41,8 +41,7 @@ const bestFormat = (scoreOf: (f: FormatModule) => number): FormatModule | undefi
 }
 
 /** The best line-based format for the first parsed lines, or `undefined` when none scores above 0. @since 0.1.0 */
-export const detectLines = (values: ReadonlyArray<unknown>): FormatModule | undefined =>
-  bestFormat((f) => f.sniffLines?.(values) ?? 0)
+export const detectLines = (values: ReadonlyArray<unknown>): FormatModule | undefined => bestFormat((f) => f.sniffLines?.(values) ?? 0)
 
 /** The best document format for a parsed JSON document, or `undefined`. @since 0.1.0 */
 export const detectDocument = (doc: unknown): FormatModule | undefined => bestFormat((f) => f.sniffDocument?.(doc) ?? 0)

@@ -99,9 +99,31 @@ import type { Emit, Translator } from '../core/translator.js'
 import { emitDiagnostic, emitIdle, emitRecord, nativeEvent } from './events.js'
 import { documentReaderFrom, readerFrom } from './fromTranslator.js'
 import { NOT_JSON, isObject, parseJson, short, str, type Obj } from './json.js'
-import { blockedReason, endingEvents, endingOfState, isRunStateLike, isRunStateObject, maxTurnsOf, maxTurnsReason, readState, runStateScore, serializedStateOf, type Ending } from './openaiAgents/runState.js'
+import {
+  blockedReason,
+  endingEvents,
+  endingOfState,
+  isRunStateLike,
+  isRunStateObject,
+  maxTurnsOf,
+  maxTurnsReason,
+  readState,
+  runStateScore,
+  serializedStateOf,
+  type Ending,
+} from './openaiAgents/runState.js'
 import { FORMAT, get, jsonCopy, pendingFromList } from './openaiAgents/shared.js'
-import { STREAM_TYPES, RunFactsCodec, isCounted, isStreamEvent, newRunFacts, rememberCall, streamEvent, usageModelOf, type RunFacts } from './openaiAgents/stream.js'
+import {
+  STREAM_TYPES,
+  RunFactsCodec,
+  isCounted,
+  isStreamEvent,
+  newRunFacts,
+  rememberCall,
+  streamEvent,
+  usageModelOf,
+  type RunFacts,
+} from './openaiAgents/stream.js'
 import { shareScore } from './sniff.js'
 import type { FormatModule, ReaderFactory, ReaderOptions } from './types.js'
 import type { RunResult } from '../core/RunResult.js'
@@ -290,11 +312,7 @@ const inferEnding = (s: OpenAiAgentsState, emit: Emit): void => {
 /** Reads a serialized state as the final record of the open run (or a run of its own). */
 const stateRecord = (s: OpenAiAgentsState, st: Obj, emit: Emit, decide?: (own: Ending) => Ending): void => {
   const run = s.run
-  const read = readState(
-    st,
-    { hasContent: run.content, model: usageModelOf(run), counted: (id) => isCounted(run, id), active: run.active },
-    decide,
-  )
+  const read = readState(st, { hasContent: run.content, model: usageModelOf(run), counted: (id) => isCounted(run, id), active: run.active }, decide)
   s.states++
   for (const id of read.callIds) rememberCall(run, id)
   emitAll(s, read.events, emit)
@@ -309,7 +327,8 @@ const terminalRecord = (s: OpenAiAgentsState, v: Obj, kind: 'result' | 'error', 
   }
   const rawState = get(v, 'state')
   const st = serializedStateOf(rawState)
-  if (rawState !== undefined && rawState !== null && st === undefined) diag(`the ${kind === 'error' ? 'error' : 'result'}'s state is not a readable RunState; read without it`)
+  if (rawState !== undefined && rawState !== null && st === undefined)
+    diag(`the ${kind === 'error' ? 'error' : 'result'}'s state is not a readable RunState; read without it`)
   if (st !== undefined) {
     const cancelled = kind === 'result' && get(v, 'cancelled') === true
     const err = kind === 'error' ? v : get(v, 'error')
@@ -553,7 +572,7 @@ export const sniffOpenAiAgentsLines = (values: ReadonlyArray<unknown>): number =
 export const openaiAgentsFormat: FormatModule = {
   name: FORMAT,
   description:
-    'OpenAI Agents JS: a serialized RunState (state.toString(); one JSON document per run, or one per line), or a streamed run\'s RunStreamEvents (JSONL or objects) with its final state or result',
+    "OpenAI Agents JS: a serialized RunState (state.toString(); one JSON document per run, or one per line), or a streamed run's RunStreamEvents (JSONL or objects) with its final state or result",
   sniffDocument(doc) {
     if (Array.isArray(doc)) {
       if (doc.length === 0) return 0

@@ -109,5 +109,6 @@ export interface FormatModule {
    * `readDocument` are made from it (`formats/fromTranslator.ts`); the run operators with `{ format }`, the
    * `events` command and checkpoints use it directly.
    */
+  // biome-ignore lint/suspicious/noExplicitAny: each format's translator has its own state type; the module erases it
   readonly translator?: Translator<any>
 }

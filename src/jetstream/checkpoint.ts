@@ -13,7 +13,7 @@
  *
  * @module
  */
-import * as E from 'fp-ts/lib/Either.js'
+import type * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import { boundedJson } from '../core/boundedJson.js'
 import { currentResult, hasOpenRun, initialState } from '../core/fold.js'
@@ -118,7 +118,11 @@ export class SessionFold<S = unknown> {
       // for ever (it would stall its partition)
       const draft = this.state.fold.run.draft
       draft.hasContent = true
-      addDiagnostic(draft, undefined, `internal error on the record at stream sequence ${seq}, skipped: ${e instanceof Error ? e.message.slice(0, 200) : 'unknown error'}`)
+      addDiagnostic(
+        draft,
+        undefined,
+        `internal error on the record at stream sequence ${seq}, skipped: ${e instanceof Error ? e.message.slice(0, 200) : 'unknown error'}`,
+      )
     }
     this.applied++
     if (error !== undefined) {
@@ -180,12 +184,23 @@ export const fitResult = (result: RunResult, maxBytes: number): string => {
   const text = boundedJson(result)
   if (text.length <= maxBytes / 3 || Buffer.byteLength(text) <= maxBytes) return text
   const bytes = Buffer.byteLength(text)
-  const note = (what: string) => ({ message: `${what} left out: the result's JSON of ${bytes} bytes is larger than the ${maxBytes} bytes a value may have on this server (max_payload)` })
+  const note = (what: string) => ({
+    message: `${what} left out: the result's JSON of ${bytes} bytes is larger than the ${maxBytes} bytes a value may have on this server (max_payload)`,
+  })
   const steps: Array<(r: RunResult) => RunResult> = [
     (r) => ({ ...r, children: [], diagnostics: [...r.diagnostics.slice(0, 99), note(`its ${r.children.length} children were`)] }),
-    (r) => ({ ...r, usage: { ...r.usage, byModel: {} }, diagnostics: [...r.diagnostics.slice(0, 99), note(`its usage by model (${Object.keys(r.usage.byModel).length} models) was`)] }),
+    (r) => ({
+      ...r,
+      usage: { ...r.usage, byModel: {} },
+      diagnostics: [...r.diagnostics.slice(0, 99), note(`its usage by model (${Object.keys(r.usage.byModel).length} models) was`)],
+    }),
     (r) => ({ ...r, response: null, structuredOutput: null, diagnostics: [...r.diagnostics.slice(0, 99), note('its response and structured output were')] }),
-    (r) => ({ ...r, permissionDenials: [], diagnostics: [note('its permission denials and diagnostics were')], diagnosticsDropped: r.diagnosticsDropped + r.diagnostics.length }),
+    (r) => ({
+      ...r,
+      permissionDenials: [],
+      diagnostics: [note('its permission denials and diagnostics were')],
+      diagnosticsDropped: r.diagnosticsDropped + r.diagnostics.length,
+    }),
   ]
   let r = result
   for (const step of steps) {
@@ -194,5 +209,11 @@ export const fitResult = (result: RunResult, maxBytes: number): string => {
     if (Buffer.byteLength(t) <= maxBytes) return t
   }
   // an ending that alone is too large (a pending call's arguments): its kind stays
-  return boundedJson({ ...r, ending: { kind: r.ending.kind === 'suspended' ? 'suspended' : r.ending.kind, ...(r.ending.kind === 'suspended' ? { pending: [] } : {}) } as RunResult['ending'] })
+  return boundedJson({
+    ...r,
+    ending: {
+      kind: r.ending.kind === 'suspended' ? 'suspended' : r.ending.kind,
+      ...(r.ending.kind === 'suspended' ? { pending: [] } : {}),
+    } as RunResult['ending'],
+  })
 }

@@ -267,7 +267,13 @@ interface Topology {
  * **Throws** `ConsumeSetupError` when the pinned partition count differs from `cfg.partitions`.
  * @internal
  */
-export const ensureTopology = async (clients: NatsClients, js: JetStreamClient, jsm: JetStreamManager, cfg: Config, warn: (m: string) => void): Promise<Topology> => {
+export const ensureTopology = async (
+  clients: NatsClients,
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  cfg: Config,
+  warn: (m: string) => void,
+): Promise<Topology> => {
   const { RetentionPolicy, StorageType, DiscardPolicy } = clients.jetstream
   const created: Array<string> = []
   const stream = async (name: string, subjects: string): Promise<void> => {
@@ -474,7 +480,9 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
   const { stateKv } = topo
   const { AckPolicy, DeliverPolicy } = clients.jetstream
   const { nanos } = clients.transport
-  const id = `${hostname().replace(/[^-_a-zA-Z0-9]/g, '_').slice(0, 40)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+  const id = `${hostname()
+    .replace(/[^-_a-zA-Z0-9]/g, '_')
+    .slice(0, 40)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const translator = cfg.translator
   // room for the headers under the server's max_payload
   const maxPayload = nc.info?.max_payload ?? 1024 * 1024
@@ -607,7 +615,9 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
         return
       }
       if (partitionOf(parsed.session, cfg.partitions) !== t.index && mismatchWarned++ === 0) {
-        warn(`a session on partition ${t.index} hashes to partition ${partitionOf(parsed.session, cfg.partitions)} of ${cfg.partitions}: does the server's mapping use another partition count? (folded here all the same)`)
+        warn(
+          `a session on partition ${t.index} hashes to partition ${partitionOf(parsed.session, cfg.partitions)} of ${cfg.partitions}: does the server's mapping use another partition count? (folded here all the same)`,
+        )
       }
       s = { fold: new SessionFold(translator, parsed.session), dirty: false, bytes: 0 }
       t.sessions.set(subject, s)
@@ -673,7 +683,11 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
         const info = ackInfo((m as unknown as { readonly reply?: string }).reply ?? '')
         if (info === null || info.deliverySequence !== t.nextDelivery || info.deliveryCount !== 1) {
           problem =
-            info === null ? 'a message without a JetStream reply subject' : info.deliveryCount !== 1 ? 'a message was delivered again' : `delivery ${info.deliverySequence} arrived where ${t.nextDelivery} was due`
+            info === null
+              ? 'a message without a JetStream reply subject'
+              : info.deliveryCount !== 1
+                ? 'a message was delivered again'
+                : `delivery ${info.deliverySequence} arrived where ${t.nextDelivery} was due`
           messages?.stop()
           return
         }
@@ -755,7 +769,9 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
         const bytes = Buffer.byteLength(line)
         const closed = s.fold.restart(bytes, cfg.maxSessionBytes)
         restartedSessions++
-        warn(`partition ${t.index}: a session's checkpoint grew to ${bytes} bytes (bound ${cfg.maxSessionBytes}); its run was closed with a diagnostic and its fold restarted`)
+        warn(
+          `partition ${t.index}: a session's checkpoint grew to ${bytes} bytes (bound ${cfg.maxSessionBytes}); its run was closed with a diagnostic and its fold restarted`,
+        )
         queueResult(t, s.fold.session, closed.n, closed.result)
         line = s.fold.encode()
       }
@@ -822,9 +838,12 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
     if (t.committing !== undefined || t.stopped || !hasWork(t)) return
     if (t.unacked >= cfg.maxAckPending / 2 || Date.now() - t.lastSnapshotAt >= cfg.snapshotMs) void commitNow(t)
   }
-  const snapshotTimer = setInterval(() => {
-    for (const p of parts) if (p.tenure !== undefined) snapshotIfDue(p.tenure)
-  }, Math.max(50, Math.floor(cfg.snapshotMs / 2)))
+  const snapshotTimer = setInterval(
+    () => {
+      for (const p of parts) if (p.tenure !== undefined) snapshotIfDue(p.tenure)
+    },
+    Math.max(50, Math.floor(cfg.snapshotMs / 2)),
+  )
   snapshotTimer.unref()
 
   // ---- tenures ----
@@ -854,7 +873,10 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       const filter = partitionFilter(cfg.subjects, part.index)
       for (const line of await readSnapshotLines(jsm, cfg.snapshots, h.commit)) {
         const cp = decodeCheckpoint(translator, line)
-        if (E.isLeft(cp)) throw new Error(`a session checkpoint in the snapshot of partition ${part.index} is not valid (${cp.left.path || 'JSON'}: expected ${cp.left.expected})`)
+        if (E.isLeft(cp))
+          throw new Error(
+            `a session checkpoint in the snapshot of partition ${part.index} is not valid (${cp.left.path || 'JSON'}: expected ${cp.left.expected})`,
+          )
         const key = subjectForSession(filter, cp.right.session)
         const before = sessions.get(key)
         if (before !== undefined) liveBytes -= before.bytes
@@ -1033,7 +1055,8 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
         const part = parts[p] as Partition
         const seen = revisions.get(p) ?? 0
         try {
-          part.leaseRevision = seen === 0 ? await stateKv.create(leaseKey(cfg.durable, p), leaseValue()) : await stateKv.update(leaseKey(cfg.durable, p), leaseValue(), seen)
+          part.leaseRevision =
+            seen === 0 ? await stateKv.create(leaseKey(cfg.durable, p), leaseValue()) : await stateKv.update(leaseKey(cfg.durable, p), leaseValue(), seen)
         } catch (e) {
           if (!isWrongLastSequence(e)) warn(`could not take partition ${p}: ${shortMessage(e)}`)
           continue // another worker was quicker

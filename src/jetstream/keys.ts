@@ -146,12 +146,10 @@ export const parsePartitionedSubject = (pattern: string, index: number, subject:
  * The KV key of a session: the id itself when it is made of `[-_a-zA-Z0-9]`, else `=` + base64url(UTF-8).
  * @since 0.1.0
  */
-export const sessionKey = (sessionId: string): string =>
-  PLAIN_KEY.test(sessionId) ? sessionId : `=${Buffer.from(sessionId, 'utf8').toString('base64url')}`
+export const sessionKey = (sessionId: string): string => (PLAIN_KEY.test(sessionId) ? sessionId : `=${Buffer.from(sessionId, 'utf8').toString('base64url')}`)
 
 /** The session id of a key made by {@link sessionKey}. @since 0.1.0 */
-export const sessionIdOfKey = (key: string): string =>
-  key.startsWith('=') ? Buffer.from(key.slice(1), 'base64url').toString('utf8') : key
+export const sessionIdOfKey = (key: string): string => (key.startsWith('=') ? Buffer.from(key.slice(1), 'base64url').toString('utf8') : key)
 
 /** The `RUN_RESULTS` key of a session's `n`-th run (1-based): `<sessionKey>.<n>`. @since 0.1.0 */
 export const resultKey = (sessionId: string, n: number): string => `${sessionKey(sessionId)}.${n}`

@@ -59,7 +59,10 @@ const readSubagentFile = async (file: string, estimate: CostEstimator | undefine
 }
 
 /** The agent id a subagent file names: `agent-<id>.jsonl` → `<id>`. */
-const agentIdOf = (file: string): string => basename(file).replace(SESSION_EXT, '').replace(/^agent-/, '')
+const agentIdOf = (file: string): string =>
+  basename(file)
+    .replace(SESSION_EXT, '')
+    .replace(/^agent-/, '')
 
 const ms = (iso: string | null): number | null => {
   if (iso === null) return null

@@ -263,7 +263,10 @@ export const replayStream = async (
     }
     if (module === undefined && !documentMode) {
       const why = firstOversize ? ` (its first line is over the line cap of ${LINE_CAP_TEXT}, so it was not read)` : ''
-      throw new ReplayError('undetected', `could not detect the format${fileLabel ? ` of ${fileLabel}` : ''}${why}; name it with --format (one of: ${formatNames()})`)
+      throw new ReplayError(
+        'undetected',
+        `could not detect the format${fileLabel ? ` of ${fileLabel}` : ''}${why}; name it with --format (one of: ${formatNames()})`,
+      )
     }
   } else {
     documentMode = module.reader === undefined || (module.readDocument !== undefined && looksLikeDocument)
@@ -286,7 +289,10 @@ export const replayStream = async (
       if (n.done) break
       total += n.value.length
       if (total > max) {
-        throw new ReplayError('too-large', `${fileLabel ?? 'the input'} is a single JSON document over ${Math.round(max / 1048576)} MB; split it or use a line-based export`)
+        throw new ReplayError(
+          'too-large',
+          `${fileLabel ?? 'the input'} is a single JSON document over ${Math.round(max / 1048576)} MB; split it or use a line-based export`,
+        )
       }
       parts.push(n.value)
     }
@@ -312,7 +318,10 @@ export const replayStream = async (
     text = ''
     const m = module ?? detectDocument(doc)
     if (m === undefined || m.readDocument === undefined) {
-      throw new ReplayError('undetected', `could not detect the format of the JSON document${fileLabel ? ` ${fileLabel}` : ''}; name it with --format (one of: ${formatNames()})`)
+      throw new ReplayError(
+        'undetected',
+        `could not detect the format of the JSON document${fileLabel ? ` ${fileLabel}` : ''}; name it with --format (one of: ${formatNames()})`,
+      )
     }
     if (options.onEvent !== undefined && m.translator === undefined) throw new ReplayError('no-translator', `format ${m.name} cannot print its events yet`)
     for (const r of m.readDocument(doc, readerOptions)) onRun(r)
@@ -384,6 +393,7 @@ export const replayFile = async (path: string, options: ReplayOptions = {}): Pro
   })
   if (outcome.error !== undefined) throw outcome.error
   // a Claude Code session's subagent files (`<session>/subagents/*.jsonl`) belong to its runs (SPEC §1)
-  if (outcome.format === 'claude-code' && (await subagentFilesOf(path).catch(() => [])).length > 0) return attachSubagents(runs, path, options.estimate !== undefined ? { estimate: options.estimate } : {})
+  if (outcome.format === 'claude-code' && (await subagentFilesOf(path).catch(() => [])).length > 0)
+    return attachSubagents(runs, path, options.estimate !== undefined ? { estimate: options.estimate } : {})
   return runs
 }

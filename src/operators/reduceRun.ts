@@ -60,7 +60,8 @@ const formatLast = (source: Observable<unknown>, records: RecordFolder, options:
     }, null),
     map(() => {
       const p = records.current
-      if (streamError.error !== undefined && p !== undefined && (hasOpenRun(p.foldState) || last === undefined)) return failedByStream(p.foldState, streamError.error.value)
+      if (streamError.error !== undefined && p !== undefined && (hasOpenRun(p.foldState) || last === undefined))
+        return failedByStream(p.foldState, streamError.error.value)
       const err = records.end()
       if (err !== undefined) throw err
       return records.takeResults().at(-1) ?? (last as RunResult)

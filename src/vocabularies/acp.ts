@@ -17,13 +17,7 @@ import { Malformed, decodeWith, unrecognized } from './shared.js'
 export type AcpStopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled'
 
 /** Every ACP stop reason, in the schema's order. @since 0.1.0 */
-export const acpStopReasons = [
-  'end_turn',
-  'max_tokens',
-  'max_turn_requests',
-  'refusal',
-  'cancelled',
-] as const satisfies ReadonlyArray<AcpStopReason>
+export const acpStopReasons = ['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled'] as const satisfies ReadonlyArray<AcpStopReason>
 
 const read = (value: unknown): RunEnding => {
   if (typeof value !== 'string') throw new Malformed('stopReason', 'string')
@@ -54,10 +48,7 @@ const read = (value: unknown): RunEnding => {
  * (including `null`: a prompt that ended in a JSON-RPC error has no stop reason to read).
  * @since 0.1.0
  */
-export const acpEndingFromEither: (value: unknown) => E.Either<ProtocolError, RunEnding> = decodeWith(
-  { kind: 'vocabulary', root: 'stopReason' },
-  read,
-)
+export const acpEndingFromEither: (value: unknown) => E.Either<ProtocolError, RunEnding> = decodeWith({ kind: 'vocabulary', root: 'stopReason' }, read)
 
 /**
  * Writes a `RunEnding` as an ACP `stopReason` (SPEC §5), or `null` when ACP has none.

@@ -70,16 +70,12 @@ const read = (value: unknown): RunEnding => {
     return by === 'approval' ? { kind: 'suspended', pending: [] } : stopped(by, stopReason)
   }
   if (stopReason === 'complete') {
-    return finishReason !== undefined && CUT_OFF.has(finishReason)
-      ? { kind: 'cut_off', finishReason }
-      : { kind: 'answered' }
+    return finishReason !== undefined && CUT_OFF.has(finishReason) ? { kind: 'cut_off', finishReason } : { kind: 'answered' }
   }
   if (LIMIT_FIELDS.has(stopReason)) {
     const field = LIMIT_FIELDS.get(stopReason)
     if (field === undefined) return { kind: 'limit', reason: stopReason }
-    return stopReason === 'cost_unavailable'
-      ? { kind: 'limit', reason: stopReason, field, actual: null }
-      : { kind: 'limit', reason: stopReason, field }
+    return stopReason === 'cost_unavailable' ? { kind: 'limit', reason: stopReason, field, actual: null } : { kind: 'limit', reason: stopReason, field }
   }
   if (FAILED.has(stopReason)) return { kind: 'failed', reason: stopReason }
   if (stopReason === 'approval_pending') return { kind: 'suspended', pending: [] }
@@ -108,14 +104,10 @@ const read = (value: unknown): RunEnding => {
  * (`stopReason`), `finishReason` or `by` neither a string nor absent/`null` (`finishReason`, `by`).
  * @since 0.1.0
  */
-export const deputyEndingFromEither: (value: unknown) => E.Either<ProtocolError, RunEnding> = decodeWith(
-  { kind: 'vocabulary', root: '' },
-  read,
-)
+export const deputyEndingFromEither: (value: unknown) => E.Either<ProtocolError, RunEnding> = decodeWith({ kind: 'vocabulary', root: '' }, read)
 
 /** ellmer's name for a cut-off reason: its own three as they are, `refusal` as `content_filter`, others `max_tokens`. */
-const ellmerFinish = (finishReason: string): string =>
-  CUT_OFF.has(finishReason) ? finishReason : finishReason === 'refusal' ? 'content_filter' : 'max_tokens'
+const ellmerFinish = (finishReason: string): string => (CUT_OFF.has(finishReason) ? finishReason : finishReason === 'refusal' ? 'content_filter' : 'max_tokens')
 
 /**
  * Writes a `RunEnding` as a deputy stop (the same object shape `deputyEndingFromEither` reads).

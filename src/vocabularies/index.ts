@@ -18,12 +18,7 @@ import { deputyEndingFromEither, deputyEndingTo, type DeputyStop } from './deput
 import { dshEndingFromEither, dshEndingTo, type DshTurnEndReason } from './dsh.js'
 import { llm4sEndingFromEither, llm4sEndingTo, type Llm4sStatus } from './llm4s.js'
 import { unrecognized } from './shared.js'
-import {
-  swiftideEndingFromEither,
-  swiftideEndingTo,
-  swiftideStructuredOutput,
-  type SwiftideStopReason,
-} from './swiftide.js'
+import { swiftideEndingFromEither, swiftideEndingTo, swiftideStructuredOutput, type SwiftideStopReason } from './swiftide.js'
 
 export type { AcpStopReason } from './acp.js'
 export { acpStopReasons } from './acp.js'
@@ -43,8 +38,7 @@ export const vocabularySystems = ['deputy', 'dsh', 'llm4s', 'swiftide', 'acp'] a
 export type VocabularySystem = (typeof vocabularySystems)[number]
 
 /** Type guard for a system name (for CLI flags and untyped callers). @since 0.1.0 */
-export const isVocabularySystem = (u: unknown): u is VocabularySystem =>
-  typeof u === 'string' && (vocabularySystems as ReadonlyArray<string>).includes(u)
+export const isVocabularySystem = (u: unknown): u is VocabularySystem => typeof u === 'string' && (vocabularySystems as ReadonlyArray<string>).includes(u)
 
 /**
  * What `endingTo` writes for each system. `null` means the system has no term for that ending
@@ -148,5 +142,4 @@ export const endingTo = <S extends VocabularySystem>(system: S, ending: RunEndin
  * @example structuredOutputFrom('swiftide', { RequestedByTool: [call, { version: '1.0' }] }) // => { version: '1.0' }
  * @since 0.1.0
  */
-export const structuredOutputFrom = (system: VocabularySystem, value: unknown): unknown =>
-  system === 'swiftide' ? swiftideStructuredOutput(value) : null
+export const structuredOutputFrom = (system: VocabularySystem, value: unknown): unknown => (system === 'swiftide' ? swiftideStructuredOutput(value) : null)

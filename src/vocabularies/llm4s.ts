@@ -11,19 +11,7 @@
 import type * as E from 'fp-ts/lib/Either.js'
 import type { ProtocolError } from '../core/ProtocolError.js'
 import type { PendingItem, RunEnding } from '../core/RunEnding.js'
-import {
-  Malformed,
-  decodeWith,
-  invert,
-  isRecord,
-  join,
-  optString,
-  own,
-  parseJsonText,
-  reqString,
-  toJsonText,
-  unrecognized,
-} from './shared.js'
+import { Malformed, decodeWith, invert, isRecord, join, optString, own, parseJsonText, reqString, toJsonText, unrecognized } from './shared.js'
 
 /**
  * A `PendingInterrupt` (seed 003): `kind` is `APPROVAL`, `QUESTION`, `MIDDLEWARE_QUESTION` or `BREAKPOINT`
@@ -32,12 +20,7 @@ import {
  */
 export interface Llm4sPendingInterrupt {
   readonly id: string
-  readonly kind:
-    | 'APPROVAL'
-    | 'QUESTION'
-    | 'MIDDLEWARE_QUESTION'
-    | 'BREAKPOINT'
-    | (string & { readonly __llm4sPendingKind?: never })
+  readonly kind: 'APPROVAL' | 'QUESTION' | 'MIDDLEWARE_QUESTION' | 'BREAKPOINT' | (string & { readonly __llm4sPendingKind?: never })
   readonly toolName?: string
   readonly argumentsJson?: string
   readonly reason?: string
@@ -138,15 +121,11 @@ const read = (value: unknown): RunEnding => {
  * `status.pending.0.id`, …). `null` (no status) is malformed too: llm4s has no status for an error.
  * @since 0.1.0
  */
-export const llm4sEndingFromEither: (value: unknown) => E.Either<ProtocolError, RunEnding> = decodeWith(
-  { kind: 'vocabulary', root: BASE },
-  read,
-)
+export const llm4sEndingFromEither: (value: unknown) => E.Either<ProtocolError, RunEnding> = decodeWith({ kind: 'vocabulary', root: BASE }, read)
 
 const writePending = (p: PendingItem): Llm4sPendingInterrupt => {
   const argumentsJson = p.arguments !== undefined ? toJsonText(p.arguments) : undefined
-  const text =
-    p.reason === undefined ? {} : QUESTIONS.has(p.kind) ? { questionJson: p.reason } : { reason: p.reason }
+  const text = p.reason === undefined ? {} : QUESTIONS.has(p.kind) ? { questionJson: p.reason } : { reason: p.reason }
   return {
     id: p.id,
     kind: PENDING_KIND_OUT.get(p.kind) ?? p.kind,

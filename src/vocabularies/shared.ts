@@ -25,12 +25,10 @@ export class Malformed {
 export const isRecord = (u: unknown): u is object => typeof u === 'object' && u !== null && !Array.isArray(u)
 
 /** An own property of `o`, or `undefined`: never an inherited one (`__proto__`, `constructor`). @internal */
-export const own = (o: object, key: string): unknown =>
-  Object.hasOwn(o, key) ? (o as Record<string, unknown>)[key] : undefined
+export const own = (o: object, key: string): unknown => (Object.hasOwn(o, key) ? (o as Record<string, unknown>)[key] : undefined)
 
 /** The reverse of a one-to-one table of names: each value mapped back to its key. @internal */
-export const invert = (table: ReadonlyMap<string, string>): ReadonlyMap<string, string> =>
-  new Map<string, string>([...table].map(([k, v]) => [v, k]))
+export const invert = (table: ReadonlyMap<string, string>): ReadonlyMap<string, string> => new Map<string, string>([...table].map(([k, v]) => [v, k]))
 
 /** Joins a base path and a key: `join('reason', 'kind')` is `reason.kind`. @internal */
 export const join = (base: string, key: string | number): string => (base === '' ? String(key) : `${base}.${key}`)

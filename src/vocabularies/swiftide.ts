@@ -13,18 +13,7 @@
 import type * as E from 'fp-ts/lib/Either.js'
 import type { ProtocolError } from '../core/ProtocolError.js'
 import type { PendingItem, RunEnding } from '../core/RunEnding.js'
-import {
-  Malformed,
-  decodeWith,
-  isRecord,
-  join,
-  optString,
-  own,
-  parseJsonText,
-  reqString,
-  toJsonText,
-  unrecognized,
-} from './shared.js'
+import { Malformed, decodeWith, isRecord, join, optString, own, parseJsonText, reqString, toJsonText, unrecognized } from './shared.js'
 
 /** A swiftide `ToolCall` as serde writes it: `args` is the JSON text of the arguments, or `null`. @since 0.1.0 */
 export interface SwiftideToolCall {
@@ -108,9 +97,7 @@ const read = (value: unknown): RunEnding => {
       }
       return { kind: 'answered' }
     case 'AgentFailed':
-      return typeof inner === 'string'
-        ? { kind: 'failed', reason: 'agent_failed', error: { message: inner } }
-        : { kind: 'failed', reason: 'agent_failed' }
+      return typeof inner === 'string' ? { kind: 'failed', reason: 'agent_failed', error: { message: inner } } : { kind: 'failed', reason: 'agent_failed' }
     case 'ToolCallsOverLimit':
       readToolCall(inner, path)
       return { ...RETRY_LIMIT }
@@ -156,10 +143,7 @@ const read = (value: unknown): RunEnding => {
  * array of another length, an `Other` that is not a string (`stopReason.Other`).
  * @since 0.1.0
  */
-export const swiftideEndingFromEither: (value: unknown) => E.Either<ProtocolError, RunEnding> = decodeWith(
-  { kind: 'vocabulary', root: BASE },
-  read,
-)
+export const swiftideEndingFromEither: (value: unknown) => E.Either<ProtocolError, RunEnding> = decodeWith({ kind: 'vocabulary', root: BASE }, read)
 
 /**
  * The structured output a swiftide `StopReason` carries, or `null`.

@@ -16,7 +16,10 @@ describe('benchmark guard (1e4 events)', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'ro-bench-')), 'native.jsonl')
     const lines: number = await generate('native', 10_000, file)
     expect(lines).toBeGreaterThanOrEqual(10_000)
-    const events = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const events = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     let idles = 0
     let input = 0
     let output = 0

@@ -6,10 +6,13 @@ import { runCli } from '../support/cli.js'
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
 describe('run-outcome main', () => {
-  it.each([['--version'], ['-v'], ['-V'], ['replay', '--version'], ['stats', '-v'], ['events', '--version']])('%s %s prints the package version', async (...argv) => {
-    const r = await runCli(argv)
-    expect([r.code, r.stdout]).toStrictEqual([0, `${version}\n`])
-  })
+  it.each([['--version'], ['-v'], ['-V'], ['replay', '--version'], ['stats', '-v'], ['events', '--version']])(
+    '%s %s prints the package version',
+    async (...argv) => {
+      const r = await runCli(argv)
+      expect([r.code, r.stdout]).toStrictEqual([0, `${version}\n`])
+    },
+  )
   it.each(['__proto__', 'constructor', 'toString', 'nope'])('help %s is an unknown command (exit 2), never an internal error', async (name) => {
     const r = await runCli(['help', name])
     expect(r.code).toBe(2)

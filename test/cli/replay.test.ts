@@ -20,10 +20,17 @@ const turn = (kind: unknown) => [
 
 describe('run-outcome replay (in-process main)', () => {
   it('prints one JSON line per run and exits 0 when every run answered', async () => {
-    const f = write('two-runs.jsonl', [...turn({ kind: 'completed' }), { type: 'session/status', sessionId: 's', data: { status: 'idle' } }, ...turn({ kind: 'completed' })])
+    const f = write('two-runs.jsonl', [
+      ...turn({ kind: 'completed' }),
+      { type: 'session/status', sessionId: 's', data: { status: 'idle' } },
+      ...turn({ kind: 'completed' }),
+    ])
     const r = await runCli(['replay', '--json', f])
     expect(r.code).toBe(0)
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(lines.map((l) => [l.ending.kind, l.source.firstLine, l.source.lastLine])).toStrictEqual([
       ['answered', 1, 4],
       ['answered', 5, 7],
@@ -37,7 +44,11 @@ describe('run-outcome replay (in-process main)', () => {
   })
 
   it('a malformed turn/end on line N: exit 3, stderr names file, line, index and path', async () => {
-    const f = write('bad.jsonl', [...turn({ kind: 'completed' }), { type: 'session/status', sessionId: 's', data: { status: 'idle' } }, { type: 'turn/end', sessionId: 's', data: { reason: { kind: 42 } } }])
+    const f = write('bad.jsonl', [
+      ...turn({ kind: 'completed' }),
+      { type: 'session/status', sessionId: 's', data: { status: 'idle' } },
+      { type: 'turn/end', sessionId: 's', data: { reason: { kind: 42 } } },
+    ])
     const r = await runCli(['replay', '--json', f])
     expect(r.code).toBe(3)
     expect(r.stdout.trim().split('\n')).toHaveLength(1)
@@ -47,7 +58,9 @@ describe('run-outcome replay (in-process main)', () => {
   })
 
   it('a non-JSON line in native format is a protocol error; a truncated last line is a diagnostic', async () => {
-    const ok = turn({ kind: 'completed' }).map((l) => JSON.stringify(l)).join('\n')
+    const ok = turn({ kind: 'completed' })
+      .map((l) => JSON.stringify(l))
+      .join('\n')
     const mid = write('mid.jsonl', `${ok}\nnot json at all\n${ok}\n`)
     const r1 = await runCli(['replay', '--format', 'native', mid])
     expect(r1.code).toBe(3)
@@ -61,7 +74,12 @@ describe('run-outcome replay (in-process main)', () => {
   })
 
   it('reads standard input with -', async () => {
-    const r = await runCli(['replay', '--json', '-'], turn({ kind: 'completed' }).map((l) => JSON.stringify(l)).join('\n'))
+    const r = await runCli(
+      ['replay', '--json', '-'],
+      turn({ kind: 'completed' })
+        .map((l) => JSON.stringify(l))
+        .join('\n'),
+    )
     expect(r.code).toBe(0)
     expect(JSON.parse(r.stdout).source).toStrictEqual({ file: null, firstLine: 1, lastLine: 3 })
   })
@@ -87,7 +105,12 @@ describe('run-outcome replay (in-process main)', () => {
     const d = join(dir, 'tree')
     mkdirSync(join(d, 'sub'), { recursive: true })
     writeFileSync(join(d, 'notes.txt'), 'just prose\n')
-    writeFileSync(join(d, 'sub', 'a.jsonl'), `${turn({ kind: 'completed' }).map((l) => JSON.stringify(l)).join('\n')}\n`)
+    writeFileSync(
+      join(d, 'sub', 'a.jsonl'),
+      `${turn({ kind: 'completed' })
+        .map((l) => JSON.stringify(l))
+        .join('\n')}\n`,
+    )
     const rd = await runCli(['replay', '--json', d])
     expect(rd.code).toBe(0)
     expect(rd.stdout.trim().split('\n')).toHaveLength(1)
@@ -109,10 +132,16 @@ describe('run-outcome replay (in-process main)', () => {
     mkdirSync(join(root, 'sess', 'subagents'), { recursive: true })
     writeFileSync(join(root, 'sess.jsonl'), readFileSync(join(fixtures, '1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl')))
     // the first five records of a Task subagent transcript: it ends on a tool_use
-    writeFileSync(join(root, 'sess', 'subagents', 'agent-x1.jsonl'), `${readFileSync(join(fixtures, 'task_sdk.jsonl'), 'utf8').split('\n').slice(0, 5).join('\n')}\n`)
+    writeFileSync(
+      join(root, 'sess', 'subagents', 'agent-x1.jsonl'),
+      `${readFileSync(join(fixtures, 'task_sdk.jsonl'), 'utf8').split('\n').slice(0, 5).join('\n')}\n`,
+    )
     for (const input of [join(dir, 'claude-projects'), join(root, 'sess.jsonl')]) {
       const r = await runCli(['replay', '--json', input])
-      const runs = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+      const runs = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
       expect(runs).toHaveLength(1)
       expect(runs[0].ending).toStrictEqual({ kind: 'answered' })
       expect(runs[0].children).toStrictEqual([{ sessionId: 'x1', ending: { kind: 'unfinished', lastEventType: 'tool_use' }, finishReason: null }])
@@ -166,13 +195,22 @@ describe('run-outcome replay (in-process main)', () => {
     const f = join(dir, 'cut.jsonl.gz')
     writeFileSync(f, gz.subarray(0, gz.length - 8)) // drop the gzip trailer (CRC and size)
     const r = await runCli(['replay', '--json', f])
-    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).ending)).toStrictEqual([{ kind: 'answered' }, { kind: 'unfinished', lastEventType: 'assistant/message' }])
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).ending),
+    ).toStrictEqual([{ kind: 'answered' }, { kind: 'unfinished', lastEventType: 'assistant/message' }])
     expect(r.code).toBe(1)
     expect(r.stderr).toBe(`run-outcome replay: ${f}: the gzip stream ended before its end marker (cut off); read what it held\n`)
   })
 
   it('a gzip stream whose first chunk is one byte is still recognised as gzip', async () => {
-    const gz = gzipSync(`${turn({ kind: 'completed' }).map((l) => JSON.stringify(l)).join('\n')}\n`)
+    const gz = gzipSync(
+      `${turn({ kind: 'completed' })
+        .map((l) => JSON.stringify(l))
+        .join('\n')}\n`,
+    )
     async function* dribble() {
       yield gz.subarray(0, 1)
       yield gz.subarray(1)

@@ -27,7 +27,10 @@ describe('built package under plain node', () => {
   it('the bin replays the bundled native example', () => {
     const r = spawnCli(['replay', '--json', 'examples/native/session.jsonl'])
     expect(r.code).toBe(1)
-    const runs = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const runs = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(runs.map((x) => x.ending)).toStrictEqual([{ kind: 'answered' }, { kind: 'cut_off', finishReason: 'max_tokens' }])
     expect(runs[0].children).toStrictEqual([{ sessionId: 'child-1', ending: { kind: 'answered' }, finishReason: 'completed' }])
     expect(runs[0].usage).toMatchObject({ inputTokens: 1700, cacheReadTokens: 2100, outputTokens: 62 })
@@ -42,7 +45,11 @@ describe('built package under plain node', () => {
     const { spawn } = await import('node:child_process')
     const { binPath } = await import('../support/cli.js')
     // the big rollout has runs stopped by the caller: not every run answered, so the status is 1
-    const child = spawn(process.execPath, [binPath, 'replay', 'test/fixtures/codex-rollout/rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(
+      process.execPath,
+      [binPath, 'replay', 'test/fixtures/codex-rollout/rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl'],
+      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
     child.stdout.once('data', () => child.stdout.destroy())
     const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)))
     expect(code).toBe(1)
@@ -51,7 +58,7 @@ describe('built package under plain node', () => {
   it("the README's library example runs as written and prints what its comments say", async () => {
     const { readFileSync } = await import('node:fs')
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-    const start = readme.indexOf("```ts\nimport { foldEvents")
+    const start = readme.indexOf('```ts\nimport { foldEvents')
     expect(start).toBeGreaterThan(-1)
     const code = readme.slice(start + 6, readme.indexOf('```', start + 6))
     const out = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: repoRoot, encoding: 'utf8' })

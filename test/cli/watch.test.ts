@@ -7,11 +7,17 @@ import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { binPath, repoRoot } from '../support/cli.js'
 
-const lines = readFileSync(new URL('../../examples/native/session.jsonl', import.meta.url), 'utf8').trim().split('\n')
+const lines = readFileSync(new URL('../../examples/native/session.jsonl', import.meta.url), 'utf8')
+  .trim()
+  .split('\n')
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const start = () => {
-  const child = spawn(process.execPath, [binPath, 'watch', '--json'], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+  const child = spawn(process.execPath, [binPath, 'watch', '--json'], {
+    cwd: repoRoot,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  })
   const out: Array<{ at: number; line: string }> = []
   let buf = ''
   child.stdout.on('data', (d: Buffer) => {
@@ -93,10 +99,21 @@ describe('run-outcome watch', () => {
     const d = mkdtempSync(join(tmpdir(), 'run-outcome-watch-'))
     const f = join(d, 'live.jsonl')
     writeFileSync(f, `${lines.slice(0, 13).join('\n')}\n`)
-    const child = spawn(process.execPath, [binPath, 'watch', '--json', '--poll', '50', f], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+    const child = spawn(process.execPath, [binPath, 'watch', '--json', '--poll', '50', f], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    })
     const out: Array<string> = []
     let stderr = ''
-    child.stdout.on('data', (b: Buffer) => out.push(...b.toString().split('\n').filter((l) => l !== '')))
+    child.stdout.on('data', (b: Buffer) =>
+      out.push(
+        ...b
+          .toString()
+          .split('\n')
+          .filter((l) => l !== ''),
+      ),
+    )
     child.stderr.on('data', (b: Buffer) => {
       stderr += b.toString()
     })
@@ -113,7 +130,9 @@ describe('run-outcome watch', () => {
   })
 
   it('Claude Code stream-json: the run is printed at its first result; a late duplicate result goes to stderr', async () => {
-    const claude = readFileSync(new URL('../../examples/claude-code/claude.jsonl', import.meta.url), 'utf8').trim().split('\n')
+    const claude = readFileSync(new URL('../../examples/claude-code/claude.jsonl', import.meta.url), 'utf8')
+      .trim()
+      .split('\n')
     const { child, out, exited } = start()
     let stderr = ''
     child.stderr.on('data', (d: Buffer) => {
@@ -138,13 +157,30 @@ describe('run-outcome watch', () => {
   })
 
   const liveCases: Array<[string, () => string[], string]> = [
-    ['Gemini stream-json', () => readFileSync(new URL('../fixtures/gemini-stream-json/gemini.jsonl', import.meta.url), 'utf8').trim().split('\n'), 'answered'],
     [
-      'AI SDK UI message stream (JSONL)',
-      () => (JSON.parse(readFileSync(new URL('../fixtures/ai-sdk-ui-message-stream/react-agent-tool-calling.json', import.meta.url), 'utf8')) as unknown[]).map((x) => JSON.stringify(x)),
+      'Gemini stream-json',
+      () =>
+        readFileSync(new URL('../fixtures/gemini-stream-json/gemini.jsonl', import.meta.url), 'utf8')
+          .trim()
+          .split('\n'),
       'answered',
     ],
-    ['Codex exec --json', () => readFileSync(new URL('../fixtures/codex-exec-json/stream-output-2.jsonl', import.meta.url), 'utf8').trim().split('\n'), 'answered'],
+    [
+      'AI SDK UI message stream (JSONL)',
+      () =>
+        (JSON.parse(readFileSync(new URL('../fixtures/ai-sdk-ui-message-stream/react-agent-tool-calling.json', import.meta.url), 'utf8')) as unknown[]).map(
+          (x) => JSON.stringify(x),
+        ),
+      'answered',
+    ],
+    [
+      'Codex exec --json',
+      () =>
+        readFileSync(new URL('../fixtures/codex-exec-json/stream-output-2.jsonl', import.meta.url), 'utf8')
+          .trim()
+          .split('\n'),
+      'answered',
+    ],
   ]
   for (const [name, load, kind] of liveCases) {
     it(`${name}: the result is printed at its terminal record, while the pipe is still open`, async () => {

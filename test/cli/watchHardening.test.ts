@@ -82,13 +82,23 @@ const harness = (chunks: ReadonlyArray<string>, opts: { tty?: boolean; closedAft
 const native = (type: string, data: unknown): string => `${j({ type, sessionId: 's', data })}\n`
 const answeredRun = [
   native('turn/start', { turn: 1 }),
-  native('assistant/message', { turn: 1, step: 1, message: { content: [{ type: 'text', text: 'done' }] }, usage: { inputTokens: 100, cacheReadTokens: 900, cacheWriteTokens: 20, outputTokens: 5 } }),
+  native('assistant/message', {
+    turn: 1,
+    step: 1,
+    message: { content: [{ type: 'text', text: 'done' }] },
+    usage: { inputTokens: 100, cacheReadTokens: 900, cacheWriteTokens: 20, outputTokens: 5 },
+  }),
   native('turn/end', { turn: 1, reason: { kind: 'completed' } }),
   native('session/status', { status: 'idle' }),
 ]
 const openRun = [
   native('turn/start', { turn: 2 }),
-  native('assistant/message', { turn: 2, step: 1, message: { content: [{ type: 'text', text: 'thinking' }] }, usage: { inputTokens: 7, cacheReadTokens: 300, outputTokens: 2 } }),
+  native('assistant/message', {
+    turn: 2,
+    step: 1,
+    message: { content: [{ type: 'text', text: 'thinking' }] },
+    usage: { inputTokens: 7, cacheReadTokens: 300, outputTokens: 2 },
+  }),
 ]
 
 describe('watch --poll', () => {
@@ -110,7 +120,9 @@ describe('the status line', () => {
     const err = h.stderr()
     // the last status drawn names the open run: 7 in (300 cache) / 2 out
     const statuses = err.split('\r\x1b[K').filter((s) => s !== '')
-    expect(statuses.at(-1)).toMatch(/^. run 2 · 1 turn · 0 tool calls · 7 in \+ 300 cache \/ 2 out tokens · cost so far unknown · \d+\.\d s · last: assistant\/message$/)
+    expect(statuses.at(-1)).toMatch(
+      /^. run 2 · 1 turn · 0 tool calls · 7 in \+ 300 cache \/ 2 out tokens · cost so far unknown · \d+\.\d s · last: assistant\/message$/,
+    )
     // nothing is left on the line: the last thing written to stderr is the erase
     expect(err.endsWith('\r\x1b[K')).toBe(true)
     // the result block: "in" is the same figure (input not served from cache), the cache named apart
@@ -135,21 +147,37 @@ describe('Ctrl-C prints the open run as replay prints the same records', () => {
     await sleep(400)
     h.signal('SIGINT')
     expect(await done).toBe(1)
-    const runs = h.stdout().trim().split('\n').map((l) => JSON.parse(l) as { ending: unknown; inferred: boolean })
+    const runs = h
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { ending: unknown; inferred: boolean })
     expect(runs.map((r) => [r.ending, r.inferred])).toStrictEqual([
       [{ kind: 'answered' }, false],
       [{ kind: 'unfinished', lastEventType: 'assistant/message' }, false],
     ])
     const replayed = await runCli(['replay', '--json', '-'], [...answeredRun, ...openRun].join(''))
     expect(h.stdout()).toBe(replayed.stdout)
-    expect(watchHelp()).toContain('prints the run still open as the records so far\nshow it, as replay would print the same records: unfinished when they hold no ending')
+    expect(watchHelp()).toContain(
+      'prints the run still open as the records so far\nshow it, as replay would print the same records: unfinished when they hold no ending',
+    )
   })
 
   it('a Claude Code transcript: the ending inferred from its last records, marked inferred (the help says so)', async () => {
     let n = 0
     const rec = (type: string, message: unknown): string =>
       `${j({ parentUuid: null, isSidechain: false, userType: 'external', cwd: '/tmp', sessionId: 'tx', version: '2.0.30', type, uuid: `u${++n}`, timestamp: `2025-10-30T12:00:0${n}.000Z`, message })}\n`
-    const lines = [rec('user', { role: 'user', content: 'hi' }), rec('assistant', { id: 'm1', model: 'claude-sonnet', role: 'assistant', content: [{ type: 'text', text: 'hello' }], stop_reason: 'end_turn', usage: { input_tokens: 3, output_tokens: 1 } })]
+    const lines = [
+      rec('user', { role: 'user', content: 'hi' }),
+      rec('assistant', {
+        id: 'm1',
+        model: 'claude-sonnet',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'hello' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 3, output_tokens: 1 },
+      }),
+    ]
     const h = harness(lines)
     const done = main(['watch', '--json'], h.io)
     await sleep(400)
@@ -160,7 +188,9 @@ describe('Ctrl-C prints the open run as replay prints the same records', () => {
     const r = JSON.parse(h.stdout()) as { ending: unknown; inferred: boolean; response: string }
     expect([r.ending, r.inferred, r.response]).toStrictEqual([{ kind: 'answered' }, true, 'hello'])
     expect(h.stdout()).toBe((await runCli(['replay', '--json', '-'], lines.join(''))).stdout)
-    expect(watchHelp()).toContain('for\nlogs that write no ending record (Claude Code transcripts), the ending inferred from the last\nrecords, marked (inferred)')
+    expect(watchHelp()).toContain(
+      'for\nlogs that write no ending record (Claude Code transcripts), the ending inferred from the last\nrecords, marked (inferred)',
+    )
   })
 })
 

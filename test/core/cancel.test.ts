@@ -17,7 +17,9 @@ const text = (t: string) => ev('assistant/message', { message: { content: [{ typ
 
 describe('turn/cancel (K23)', () => {
   it('a cancel then end_turn (completed) is stopped by the caller; the partial text is not the answer', () => {
-    const r = right(foldEvents([ev('turn/start'), text('half an ans'), ev('turn/cancel'), ev('turn/end', { reason: { kind: 'completed' }, finishReason: 'end_turn' })]))
+    const r = right(
+      foldEvents([ev('turn/start'), text('half an ans'), ev('turn/cancel'), ev('turn/end', { reason: { kind: 'completed' }, finishReason: 'end_turn' })]),
+    )
     expect([r.ending, r.finishReason, r.response, r.inferred]).toStrictEqual([{ kind: 'stopped', by: 'caller' }, 'end_turn', null, false])
   })
   it('a cancel then a cut-off end is a stop too, keeping who asked and why', () => {
@@ -33,7 +35,16 @@ describe('turn/cancel (K23)', () => {
     expect([r.ending, r.inferred, r.response]).toStrictEqual([{ kind: 'stopped', by: 'caller' }, true, null])
   })
   it('a new turn after the cancelled one starts clean: its normal finish is an answer', () => {
-    const runs = right(foldRuns([ev('turn/start'), ev('turn/cancel'), ev('turn/end', { reason: { kind: 'completed' } }), ev('turn/start'), text('done'), ev('turn/end', { reason: { kind: 'completed' } })]))
+    const runs = right(
+      foldRuns([
+        ev('turn/start'),
+        ev('turn/cancel'),
+        ev('turn/end', { reason: { kind: 'completed' } }),
+        ev('turn/start'),
+        text('done'),
+        ev('turn/end', { reason: { kind: 'completed' } }),
+      ]),
+    )
     expect(runs.map((r) => [r.ending.kind, r.response])).toStrictEqual([['answered', 'done']])
   })
   it('a new prompt clears it too; a later turn/cancel of a child never stops the root', () => {

@@ -45,7 +45,9 @@ describe('cost estimates per request', () => {
     expect(r?.cost).toStrictEqual({ totalUsd: 7, complete: true, missing: 0 })
   })
   it('a model without a price stays unknown: never $0', () => {
-    const [r] = runs([{ ...msg({ inputTokens: 10, outputTokens: 10 }), data: { model: 'm-unpriced', usage: { inputTokens: 10, outputTokens: 10 }, message: { content: [] } } }])
+    const [r] = runs([
+      { ...msg({ inputTokens: 10, outputTokens: 10 }), data: { model: 'm-unpriced', usage: { inputTokens: 10, outputTokens: 10 }, message: { content: [] } } },
+    ])
     expect(r?.cost).toStrictEqual({ totalUsd: null, complete: false, missing: 1 })
   })
   it('running totals (a Codex rollout) are priced per change, one request each', () => {

@@ -27,7 +27,9 @@ describe('firstError', () => {
           expect(ours).toBeUndefined()
         } else {
           const want = theirs.left[0]
-          expect(ours && want && [ioTsPath(ours.context), ioTsExpected(ours.context)]).toStrictEqual(want && [ioTsPath(want.context), ioTsExpected(want.context)])
+          expect(ours && want && [ioTsPath(ours.context), ioTsExpected(ours.context)]).toStrictEqual(
+            want && [ioTsPath(want.context), ioTsExpected(want.context)],
+          )
         }
       }),
       { numRuns: numRuns() * 10 },
@@ -54,5 +56,4 @@ describe('firstError', () => {
     const r = decodeEvent({ type: 'turn/end', sessionId: 's', data: { reason: { kind: 'suspended', pending } } }, 3)
     expect(E.isLeft(r) && [r.left.kind, r.left.path, r.left.expected, r.left.errors.length]).toStrictEqual(['turn-end', 'reason.pending.0.id', 'string', 1])
   })
-
 })

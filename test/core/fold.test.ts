@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { foldEvents, foldRuns, initialState, step, currentResult } from '../../src/core/fold.js'
 import { decodeEvent } from '../../src/core/decodeEvent.js'
 import type { RunResult } from '../../src/core/RunResult.js'
-import { ProtocolError, isProtocolError } from '../../src/core/ProtocolError.js'
+import { type ProtocolError, isProtocolError } from '../../src/core/ProtocolError.js'
 import { answeredRun, ev, finished, idle, said, started, toolCall, turnEnd, turnStart } from '../support/native.js'
 
 const right = (x: E.Either<ProtocolError, RunResult>): RunResult => {
@@ -22,12 +22,30 @@ describe('turn/end reasons → endings (SPEC §4 table)', () => {
     [{ kind: 'refusal' }, { kind: 'cut_off', finishReason: 'refusal' }],
     [{ kind: 'context-window' }, { kind: 'cut_off', finishReason: 'context_window' }],
     [{ kind: 'content-filter' }, { kind: 'cut_off', finishReason: 'content_filter' }],
-    [{ kind: 'aborted', reason: { kind: 'user' } }, { kind: 'stopped', by: 'caller' }],
-    [{ kind: 'aborted', reason: { kind: 'parent' } }, { kind: 'stopped', by: 'parent' }],
-    [{ kind: 'aborted', reason: { kind: 'hook', reason: 'budget hook' } }, { kind: 'stopped', by: 'hook', reason: 'budget hook' }],
-    [{ kind: 'aborted', reason: { kind: 'disposed' } }, { kind: 'stopped', by: 'abandoned' }],
-    [{ kind: 'aborted', reason: { kind: 'legacy' } }, { kind: 'stopped', by: 'caller' }],
-    [{ kind: 'blocked', guardrail: 'pii', phase: 'output', message: 'no' }, { kind: 'blocked', guardrail: 'pii', phase: 'output', reason: 'no' }],
+    [
+      { kind: 'aborted', reason: { kind: 'user' } },
+      { kind: 'stopped', by: 'caller' },
+    ],
+    [
+      { kind: 'aborted', reason: { kind: 'parent' } },
+      { kind: 'stopped', by: 'parent' },
+    ],
+    [
+      { kind: 'aborted', reason: { kind: 'hook', reason: 'budget hook' } },
+      { kind: 'stopped', by: 'hook', reason: 'budget hook' },
+    ],
+    [
+      { kind: 'aborted', reason: { kind: 'disposed' } },
+      { kind: 'stopped', by: 'abandoned' },
+    ],
+    [
+      { kind: 'aborted', reason: { kind: 'legacy' } },
+      { kind: 'stopped', by: 'caller' },
+    ],
+    [
+      { kind: 'blocked', guardrail: 'pii', phase: 'output', message: 'no' },
+      { kind: 'blocked', guardrail: 'pii', phase: 'output', reason: 'no' },
+    ],
     [
       { kind: 'limit', reason: 'request_limit', field: 'max_requests', actual: 5, limit: 5 },
       { kind: 'limit', reason: 'request_limit', field: 'max_requests', actual: 5, limit: 5 },
@@ -36,7 +54,10 @@ describe('turn/end reasons → endings (SPEC §4 table)', () => {
       { kind: 'suspended', pending: [{ id: 'p1', kind: 'approval', toolName: 'Bash', arguments: '{"cmd":"rm"}' }] },
       { kind: 'suspended', pending: [{ id: 'p1', kind: 'approval', toolName: 'Bash', arguments: '{"cmd":"rm"}' }] },
     ],
-    [{ kind: 'error', error: { message: 'boom', code: 'E1' } }, { kind: 'failed', reason: 'error', error: { message: 'boom', code: 'E1' } }],
+    [
+      { kind: 'error', error: { message: 'boom', code: 'E1' } },
+      { kind: 'failed', reason: 'error', error: { message: 'boom', code: 'E1' } },
+    ],
     [{ kind: 'interrupted' }, { kind: 'failed', reason: 'interrupted' }],
     [{ kind: 'galaxy-brain' }, { kind: 'failed', reason: 'unrecognized', raw: 'galaxy-brain' }],
   ]
@@ -78,13 +99,15 @@ describe('foldEvents', () => {
       kind: 'cut_off',
       finishReason: 'max_tokens',
     })
-    expect(
-      right(foldEvents([turnStart(1), turnEnd(1, { kind: 'max-tokens' }), turnStart(2), turnEnd(2, { kind: 'completed' })])).ending,
-    ).toStrictEqual({ kind: 'answered' })
+    expect(right(foldEvents([turnStart(1), turnEnd(1, { kind: 'max-tokens' }), turnStart(2), turnEnd(2, { kind: 'completed' })])).ending).toStrictEqual({
+      kind: 'answered',
+    })
   })
 
   it('the last root turn/end wins across turns of one run', () => {
-    const r = right(foldEvents([turnStart(1), turnEnd(1, { kind: 'error', error: { message: 'x' } }), turnStart(2), said('ok'), turnEnd(2, { kind: 'completed' })]))
+    const r = right(
+      foldEvents([turnStart(1), turnEnd(1, { kind: 'error', error: { message: 'x' } }), turnStart(2), said('ok'), turnEnd(2, { kind: 'completed' })]),
+    )
     expect(r.ending).toStrictEqual({ kind: 'answered' })
     expect(r.turns).toBe(2)
     expect(r.finishReason).toBe('completed')
@@ -186,7 +209,14 @@ describe('foldEvents', () => {
   })
 
   it('a re-delivered unknown event is dropped by its seq like any other', () => {
-    const r = right(foldEvents([{ ...turnStart(1), seq: 1 }, { ...ev('todo/write', {}), seq: 2 }, { ...ev('todo/write', {}), seq: 2 }, { ...turnEnd(1, { kind: 'completed' }), seq: 3 }]))
+    const r = right(
+      foldEvents([
+        { ...turnStart(1), seq: 1 },
+        { ...ev('todo/write', {}), seq: 2 },
+        { ...ev('todo/write', {}), seq: 2 },
+        { ...turnEnd(1, { kind: 'completed' }), seq: 3 },
+      ]),
+    )
     expect(r.diagnostics.map((d) => d.message)).toStrictEqual([
       'ignored an event of unknown type "todo/write"',
       'dropped a repeated delivery (seq 2 was already applied in this session)',
@@ -302,7 +332,13 @@ describe('step', () => {
     const events = answeredRun('pure')
     let s = initialState()
     const before = JSON.stringify(s)
-    const s1 = step(s, E.getOrElseW(() => { throw new Error('bad') })(decodeEvent(events[0], 0)), 0)
+    const s1 = step(
+      s,
+      E.getOrElseW(() => {
+        throw new Error('bad')
+      })(decodeEvent(events[0], 0)),
+      0,
+    )
     expect(JSON.stringify(s)).toBe(before)
     s = s1
     events.slice(1).forEach((e, i) => {

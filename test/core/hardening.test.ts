@@ -42,11 +42,36 @@ describe('foldEvents / foldRuns on anything', () => {
   })
 
   it('throwing getters, throwing Proxy traps and revoked proxies are ProtocolErrors naming the field', () => {
-    const getter = { type: 'turn/end', sessionId: 's', get data(): unknown { throw new Error('boom') } }
+    const getter = {
+      type: 'turn/end',
+      sessionId: 's',
+      get data(): unknown {
+        throw new Error('boom')
+      },
+    }
     expect(left(foldEvents([getter]))).toStrictEqual({ kind: 'event', index: 0, path: 'data', expected: 'a readable value' })
-    const deep = ev('turn/end', { turn: 1, reason: { get kind(): string { throw new Error('boom') } } })
-    expect(left(foldEvents([ev('turn/start', { turn: 1 }), deep]))).toStrictEqual({ kind: 'event', index: 1, path: 'data.reason.kind', expected: 'a readable value' })
-    const trap = new Proxy({}, { ownKeys: () => { throw new Error('trap') } })
+    const deep = ev('turn/end', {
+      turn: 1,
+      reason: {
+        get kind(): string {
+          throw new Error('boom')
+        },
+      },
+    })
+    expect(left(foldEvents([ev('turn/start', { turn: 1 }), deep]))).toStrictEqual({
+      kind: 'event',
+      index: 1,
+      path: 'data.reason.kind',
+      expected: 'a readable value',
+    })
+    const trap = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('trap')
+        },
+      },
+    )
     expect(left(foldEvents([trap]))).toStrictEqual({ kind: 'event', index: 0, path: '', expected: 'a readable value' })
     const { proxy, revoke } = Proxy.revocable({ type: 'turn/start' }, {})
     revoke()
@@ -133,14 +158,20 @@ async function* chunks(...bufs: Array<Buffer>): AsyncGenerator<Buffer> {
 describe('replayStream options', () => {
   it('maxDocumentBytes must be a non-negative number', async () => {
     for (const bad of [Number.NaN, -1, '5' as unknown as number]) {
-      await expect(replayStream(chunks(Buffer.from('{}\n')), () => {}, { maxDocumentBytes: bad })).rejects.toStrictEqual(new ReplayError('bad-option', 'maxDocumentBytes must be a non-negative number of bytes'))
+      await expect(replayStream(chunks(Buffer.from('{}\n')), () => {}, { maxDocumentBytes: bad })).rejects.toStrictEqual(
+        new ReplayError('bad-option', 'maxDocumentBytes must be a non-negative number of bytes'),
+      )
     }
   })
 })
 
 describe('values', () => {
   it('a clock that goes backwards: durationMs null and a diagnostic, never a negative duration', () => {
-    const r = foldEvents([ev('turn/start', { turn: 1 }, { time: 2_000 }), ev('assistant/message', { message: { content: [{ type: 'text', text: 'a' }] } }, { time: 1_500 }), ev('turn/end', { turn: 1, reason: { kind: 'completed' } }, { time: 1_000 })])
+    const r = foldEvents([
+      ev('turn/start', { turn: 1 }, { time: 2_000 }),
+      ev('assistant/message', { message: { content: [{ type: 'text', text: 'a' }] } }, { time: 1_500 }),
+      ev('turn/end', { turn: 1, reason: { kind: 'completed' } }, { time: 1_000 }),
+    ])
     expect(E.isRight(r) && [r.right.durationMs, r.right.startedAt, r.right.endedAt, r.right.diagnostics]).toStrictEqual([
       null,
       '1970-01-01T00:00:02.000Z',
@@ -166,13 +197,27 @@ describe('values', () => {
     const [run] = p.takeResults()
     expect(run?.cost.totalUsd ?? null).toBeNull()
     expect(JSON.stringify(run)).not.toMatch(/Infinity/)
-    const noCost: RunResult = { ...(run as RunResult), usage: { ...(run as RunResult).usage, byModel: { 'gpt-huge': { inputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0, costUsd: null } } }, cost: { totalUsd: null, complete: false, missing: 1 } }
+    const noCost: RunResult = {
+      ...(run as RunResult),
+      usage: {
+        ...(run as RunResult).usage,
+        byModel: { 'gpt-huge': { inputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0, costUsd: null } },
+      },
+      cost: { totalUsd: null, complete: false, missing: 1 },
+    }
     const est = estimateCost(noCost, table)
     expect([est.cost.totalUsd, est.usage.byModel['gpt-huge']?.costUsd]).toStrictEqual([null, null])
   })
 
   it('reported costs that sum past 2^53−1 USD are unknown with a diagnostic, not a rounded or infinite figure', () => {
-    const msg = (costUsd: number, id: string) => ev('assistant/message', { message: { content: [{ type: 'text', text: 'a' }] }, usage: { inputTokens: 1, outputTokens: 1 }, model: 'm', costUsd, messageId: id })
+    const msg = (costUsd: number, id: string) =>
+      ev('assistant/message', {
+        message: { content: [{ type: 'text', text: 'a' }] },
+        usage: { inputTokens: 1, outputTokens: 1 },
+        model: 'm',
+        costUsd,
+        messageId: id,
+      })
     const r = foldEvents([ev('turn/start', { turn: 1 }), msg(9e15, 'a'), msg(9e15, 'b'), completed])
     expect(E.isRight(r) && [r.right.cost, r.right.usage.byModel['m']?.costUsd, r.right.diagnostics.map((d) => d.message)]).toStrictEqual([
       { totalUsd: null, complete: false, missing: 0 },

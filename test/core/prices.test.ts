@@ -8,7 +8,9 @@ const run = (models: Array<[string, number, number, number, number | undefined]>
   for (const [model, input, cached, output, cost] of models) addUsage(d, model, { inputTokens: input, cacheReadTokens: cached, outputTokens: output }, cost)
   return finishRun(d, { format: 'codex', sessionId: null, ending: { kind: 'answered' }, finishReason: null, response: null })
 }
-const table = E.getOrElseW(() => ({}))(decodePriceTable({ 'gpt-5': { input: 1.25, cachedInput: 0.125, output: 10 }, 'gemini-2.5-*': { input: 0.3, output: 2.5 } }))
+const table = E.getOrElseW(() => ({}))(
+  decodePriceTable({ 'gpt-5': { input: 1.25, cachedInput: 0.125, output: 10 }, 'gemini-2.5-*': { input: 0.3, output: 2.5 } }),
+)
 
 describe('price table estimates', () => {
   it('estimates a missing cost per million tokens and marks it estimated', () => {
@@ -18,7 +20,13 @@ describe('price table estimates', () => {
     expect(r.usage.byModel['gpt-5']?.costUsd).toBe(2.5)
   })
   it('prices each model on its own; an unpriced model keeps the total unknown (K12)', () => {
-    const r = estimateCost(run([['gemini-2.5-flash', 1_000_000, 0, 0, undefined], ['mystery', 10, 0, 10, undefined]]), table)
+    const r = estimateCost(
+      run([
+        ['gemini-2.5-flash', 1_000_000, 0, 0, undefined],
+        ['mystery', 10, 0, 10, undefined],
+      ]),
+      table,
+    )
     expect(r.usage.byModel['gemini-2.5-flash']?.costUsd).toBe(0.3)
     expect(r.usage.byModel['mystery']?.costUsd).toBeNull()
     expect(r.cost).toStrictEqual({ totalUsd: null, complete: false, missing: 1, estimated: true })

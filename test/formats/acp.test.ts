@@ -37,8 +37,7 @@ const readLines = (lines: ReadonlyArray<unknown>): Array<RunResult> => {
 const rpc = (o: Record<string, unknown>): Record<string, unknown> => ({ jsonrpc: '2.0', ...o })
 const prompt = (id: number | string, sessionId: string): Record<string, unknown> =>
   rpc({ id, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'hi' }] } })
-const update = (sessionId: string, u: Record<string, unknown>): Record<string, unknown> =>
-  rpc({ method: 'session/update', params: { sessionId, update: u } })
+const update = (sessionId: string, u: Record<string, unknown>): Record<string, unknown> => rpc({ method: 'session/update', params: { sessionId, update: u } })
 const chunk = (sessionId: string, text: string): Record<string, unknown> =>
   update(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } })
 const newSession = (id: number, sessionId: string): Array<Record<string, unknown>> => [
@@ -332,7 +331,12 @@ describe('acp properties', () => {
   const id = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom('0', '1'), fc.constant(null))
   const anyField = fc.oneof(fc.anything(), fc.string(), fc.integer(), fc.constant(null))
   const message = fc.oneof(
-    fc.record({ jsonrpc: fc.constant('2.0'), id, method: fc.constant('session/prompt'), params: fc.oneof(anyField, fc.record({ sessionId: fc.oneof(sid, anyField), prompt: anyField })) }),
+    fc.record({
+      jsonrpc: fc.constant('2.0'),
+      id,
+      method: fc.constant('session/prompt'),
+      params: fc.oneof(anyField, fc.record({ sessionId: fc.oneof(sid, anyField), prompt: anyField })),
+    }),
     fc.record({
       jsonrpc: fc.constant('2.0'),
       method: fc.constant('session/update'),
@@ -357,9 +361,20 @@ describe('acp properties', () => {
       jsonrpc: fc.constant('2.0'),
       id,
       method: fc.constant('session/request_permission'),
-      params: fc.oneof(anyField, fc.record({ sessionId: sid, toolCall: fc.oneof(anyField, fc.record({ toolCallId: fc.oneof(fc.string(), anyField), title: anyField, rawInput: anyField })), options: anyField })),
+      params: fc.oneof(
+        anyField,
+        fc.record({
+          sessionId: sid,
+          toolCall: fc.oneof(anyField, fc.record({ toolCallId: fc.oneof(fc.string(), anyField), title: anyField, rawInput: anyField })),
+          options: anyField,
+        }),
+      ),
     }),
-    fc.record({ jsonrpc: fc.constant('2.0'), method: fc.constantFrom('session/cancel', 'initialize', 'x/y'), params: fc.oneof(anyField, fc.record({ sessionId: sid })) }),
+    fc.record({
+      jsonrpc: fc.constant('2.0'),
+      method: fc.constantFrom('session/cancel', 'initialize', 'x/y'),
+      params: fc.oneof(anyField, fc.record({ sessionId: sid })),
+    }),
     fc.record({
       jsonrpc: fc.constant('2.0'),
       id,
@@ -367,7 +382,15 @@ describe('acp properties', () => {
         anyField,
         fc.record({
           stopReason: fc.oneof(fc.constantFrom('end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled', '__proto__'), anyField),
-          usage: fc.oneof(anyField, fc.record({ inputTokens: fc.oneof(fc.nat(), anyField), outputTokens: fc.oneof(fc.nat(), anyField), totalTokens: anyField, cachedReadTokens: anyField })),
+          usage: fc.oneof(
+            anyField,
+            fc.record({
+              inputTokens: fc.oneof(fc.nat(), anyField),
+              outputTokens: fc.oneof(fc.nat(), anyField),
+              totalTokens: anyField,
+              cachedReadTokens: anyField,
+            }),
+          ),
           outcome: anyField,
           sessionId: fc.oneof(sid, anyField),
         }),
@@ -375,12 +398,12 @@ describe('acp properties', () => {
     }),
     fc.record({ jsonrpc: fc.constant('2.0'), id, error: anyField }),
   )
-  const wrapped = fc.oneof(
-    message,
-    fc.record({ direction: fc.constantFrom('in', 'out'), message }),
-    fc.record({ dir: anyField, msg: message, ts: anyField }),
+  const wrapped = fc.oneof(message, fc.record({ direction: fc.constantFrom('in', 'out'), message }), fc.record({ dir: anyField, msg: message, ts: anyField }))
+  const line = fc.oneof(
+    fc.string(),
+    fc.json(),
+    wrapped.map((m) => JSON.stringify(m)),
   )
-  const line = fc.oneof(fc.string(), fc.json(), wrapped.map((m) => JSON.stringify(m)))
 
   it('arbitrary lines never throw, never give a ProtocolError, and every run has a valid ending', () => {
     fc.assert(

@@ -96,15 +96,10 @@ describe('acp translator: checkpoints', () => {
 
   it('any split points of any fixture: checkpoint → JSON → decode → resume gives the same runs', () => {
     fc.assert(
-      fc.property(
-        fc.constantFrom(...all),
-        fc.array(fc.nat(), { maxLength: 4 }),
-        fc.boolean(),
-        ({ file, recs }, cuts, live) => {
-          const splits = cuts.map((c) => c % (recs.length + 1))
-          expect(json(resumed(recs, file, splits, live))).toBe(json(whole(recs, file, live)))
-        },
-      ),
+      fc.property(fc.constantFrom(...all), fc.array(fc.nat(), { maxLength: 4 }), fc.boolean(), ({ file, recs }, cuts, live) => {
+        const splits = cuts.map((c) => c % (recs.length + 1))
+        expect(json(resumed(recs, file, splits, live))).toBe(json(whole(recs, file, live)))
+      }),
       { numRuns: numRuns() },
     )
   })
@@ -118,25 +113,41 @@ describe('acp translator: checkpoints', () => {
     fc.tuple(id, sid).map(([i, s]) => rpc({ id: i, method: 'session/prompt', params: { sessionId: s, prompt: [] } })),
     fc.tuple(id).map(([i]) => rpc({ id: i, method: 'session/new', params: {} })),
     fc.tuple(id, sid).map(([i, s]) => rpc({ id: i, result: { sessionId: s, models: { currentModelId: 'm' } } })),
-    fc.tuple(sid, fc.string({ maxLength: 3 })).map(([s, text]) => rpc({ method: 'session/update', params: { sessionId: s, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } } })),
-    fc.tuple(sid, tool, fc.constantFrom('pending', 'completed', 'failed')).map(([s, c, status]) =>
-      rpc({ method: 'session/update', params: { sessionId: s, update: { sessionUpdate: 'tool_call', toolCallId: c, title: 't', status } } }),
-    ),
-    fc.tuple(sid, fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('USD', 'EUR')).map(([s, amount, currency]) =>
-      rpc({ method: 'session/update', params: { sessionId: s, update: { sessionUpdate: 'usage_update', used: 1, size: 2, cost: { amount, currency } } } }),
-    ),
+    fc
+      .tuple(sid, fc.string({ maxLength: 3 }))
+      .map(([s, text]) =>
+        rpc({ method: 'session/update', params: { sessionId: s, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } } }),
+      ),
+    fc
+      .tuple(sid, tool, fc.constantFrom('pending', 'completed', 'failed'))
+      .map(([s, c, status]) =>
+        rpc({ method: 'session/update', params: { sessionId: s, update: { sessionUpdate: 'tool_call', toolCallId: c, title: 't', status } } }),
+      ),
+    fc
+      .tuple(sid, fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('USD', 'EUR'))
+      .map(([s, amount, currency]) =>
+        rpc({ method: 'session/update', params: { sessionId: s, update: { sessionUpdate: 'usage_update', used: 1, size: 2, cost: { amount, currency } } } }),
+      ),
     fc.tuple(id, sid, tool).map(([i, s, c]) =>
-      rpc({ id: i, method: 'session/request_permission', params: { sessionId: s, toolCall: { toolCallId: c, rawInput: { __proto__: 1, a: [1e999] } }, options: [{ optionId: 'no', kind: 'reject_once' }] } }),
+      rpc({
+        id: i,
+        method: 'session/request_permission',
+        params: { sessionId: s, toolCall: { toolCallId: c, rawInput: { __proto__: 1, a: [1e999] } }, options: [{ optionId: 'no', kind: 'reject_once' }] },
+      }),
     ),
     fc.tuple(id, fc.constantFrom('no', 'yes')).map(([i, optionId]) => rpc({ id: i, result: { outcome: { outcome: 'selected', optionId } } })),
     fc.tuple(sid).map(([s]) => rpc({ method: 'session/cancel', params: { sessionId: s } })),
-    fc.tuple(id, fc.constantFrom('end_turn', 'max_tokens', 'refusal', 'cancelled', '__proto__'), fc.nat(100)).map(([i, stopReason, n]) =>
-      rpc({ id: i, result: { stopReason, usage: { inputTokens: n, outputTokens: n, totalTokens: 2 * n } } }),
-    ),
+    fc
+      .tuple(id, fc.constantFrom('end_turn', 'max_tokens', 'refusal', 'cancelled', '__proto__'), fc.nat(100))
+      .map(([i, stopReason, n]) => rpc({ id: i, result: { stopReason, usage: { inputTokens: n, outputTokens: n, totalTokens: 2 * n } } })),
     fc.tuple(id, fc.oneof(fc.string(), fc.integer())).map(([i, code]) => rpc({ id: i, error: { code, message: 'x' } })),
     fc.tuple(id, fc.constantFrom('2026-01-01T00:00:00Z', 1767225600000)).map(([i, ts]) => ({ ts, dir: 'in', msg: rpc({ id: i, result: {} }) })),
   )
-  const line = fc.oneof({ weight: 10, arbitrary: message.map((m) => JSON.stringify(m)) }, { weight: 1, arbitrary: fc.string({ maxLength: 5 }) }, { weight: 1, arbitrary: fc.json() })
+  const line = fc.oneof(
+    { weight: 10, arbitrary: message.map((m) => JSON.stringify(m)) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 5 }) },
+    { weight: 1, arbitrary: fc.json() },
+  )
 
   it('generated logs: any split points resume to the same runs, in replay and live', () => {
     fc.assert(
@@ -153,7 +164,10 @@ describe('acp translator: checkpoints', () => {
 describe('acp translator: live objects', () => {
   const rpc = (o: Record<string, unknown>): Record<string, unknown> => ({ jsonrpc: '2.0', ...o })
   const prompt = rpc({ id: 1, method: 'session/prompt', params: { sessionId: 's', prompt: [] } })
-  const chunk = rpc({ method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } } } })
+  const chunk = rpc({
+    method: 'session/update',
+    params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hi' } } },
+  })
   const done = rpc({ id: 1, result: { stopReason: 'end_turn' } })
 
   const objects = (values: ReadonlyArray<unknown>): Array<RunResult> => {
@@ -178,8 +192,15 @@ describe('acp translator: live objects', () => {
     })
     const cyclic: Record<string, unknown> = rpc({ method: 'session/update', params: { sessionId: 's' } })
     ;(cyclic['params'] as Record<string, unknown>)['update'] = cyclic
-    const withError = rpc({ method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: new Error('x') } } } })
-    const permission = rpc({ id: 9, method: 'session/request_permission', params: { sessionId: 's', toolCall: { toolCallId: 'c', rawInput: { when: new Date(0), err: new Error('no') } } } })
+    const withError = rpc({
+      method: 'session/update',
+      params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: new Error('x') } } },
+    })
+    const permission = rpc({
+      id: 9,
+      method: 'session/request_permission',
+      params: { sessionId: 's', toolCall: { toolCallId: 'c', rawInput: { when: new Date(0), err: new Error('no') } } },
+    })
     const runs = objects([prompt, throwing, cyclic, withError, { big: 1n }, () => 1, Symbol('s'), undefined, permission, chunk])
     expect(runs).toHaveLength(1)
     const r = runs[0] as RunResult

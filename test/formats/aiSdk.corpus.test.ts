@@ -126,7 +126,12 @@ describe('ai-sdk corpus: raw provider chunks (optional in EXPECTED.md)', () => {
       response: "Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?",
       usage: { inputTokens: 12, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 30 },
     },
-    'anthropic-refusal.chunks.txt': { ending: { kind: 'cut_off', finishReason: 'refusal' }, finishReason: 'refusal', response: null, usage: { inputTokens: 18, outputTokens: 5 } },
+    'anthropic-refusal.chunks.txt': {
+      ending: { kind: 'cut_off', finishReason: 'refusal' },
+      finishReason: 'refusal',
+      response: null,
+      usage: { inputTokens: 18, outputTokens: 5 },
+    },
     // the nested advisor result says max_tokens; the message itself ends end_turn
     'anthropic-advisor-stop-reasons.chunks.txt': { ending: { kind: 'answered' }, finishReason: 'end_turn', usage: { inputTokens: 10, outputTokens: 20 } },
     'openai-error.1.chunks.txt': {

@@ -60,9 +60,17 @@ const v5usage = (input: number, cached: number, output: number, reasoning?: numb
 })
 const step = (texts: string[], extra: unknown[] = [], finishReason = 'stop', usage?: unknown, modelId = 'gpt-5') => [
   { type: 'start-step', request: {}, warnings: [] },
-  ...(texts.length > 0 ? [{ type: 'text-start', id: 't1' }, ...texts.map((text) => ({ type: 'text-delta', id: 't1', text })), { type: 'text-end', id: 't1' }] : []),
+  ...(texts.length > 0
+    ? [{ type: 'text-start', id: 't1' }, ...texts.map((text) => ({ type: 'text-delta', id: 't1', text })), { type: 'text-end', id: 't1' }]
+    : []),
   ...extra,
-  { type: 'finish-step', finishReason, response: { id: 'resp', modelId, timestamp: '2026-01-01T00:00:00.000Z' }, ...(usage !== undefined ? { usage } : {}), providerMetadata: {} },
+  {
+    type: 'finish-step',
+    finishReason,
+    response: { id: 'resp', modelId, timestamp: '2026-01-01T00:00:00.000Z' },
+    ...(usage !== undefined ? { usage } : {}),
+    providerMetadata: {},
+  },
 ]
 const toolRound = (id: string, toolName: string, input: unknown, output: unknown = 'ok') => [
   { type: 'tool-input-start', id, toolName },
@@ -144,7 +152,12 @@ describe('ai-sdk: endings', () => {
     expect(r.finishReason).toBe('error')
     expect(r.response).toBeNull()
     // UI message stream form: errorText
-    const ui = await only([{ type: 'start' }, { type: 'text-start', id: 'a' }, { type: 'text-delta', id: 'a', delta: 'par' }, { type: 'error', errorText: 'An error occurred.' }])
+    const ui = await only([
+      { type: 'start' },
+      { type: 'text-start', id: 'a' },
+      { type: 'text-delta', id: 'a', delta: 'par' },
+      { type: 'error', errorText: 'An error occurred.' },
+    ])
     expect(ui.ending).toEqual({ kind: 'failed', reason: 'error', phase: 'stream', error: { message: 'An error occurred.' } })
     // a string error
     const s = await only([{ type: 'start' }, { type: 'error', error: 'socket hang up' }])
@@ -152,7 +165,11 @@ describe('ai-sdk: endings', () => {
   })
 
   it('an error part followed by the run’s finish → failed (the error beats the label), not phase stream', async () => {
-    const r = await only([{ type: 'start' }, ...step(['ok'], [{ type: 'error', error: { message: 'tool crashed' } }], 'stop'), { type: 'finish', finishReason: 'stop' }])
+    const r = await only([
+      { type: 'start' },
+      ...step(['ok'], [{ type: 'error', error: { message: 'tool crashed' } }], 'stop'),
+      { type: 'finish', finishReason: 'stop' },
+    ])
     expect(r.ending).toEqual({ kind: 'failed', reason: 'error', error: { message: 'tool crashed' } })
     expect(r.finishReason).toBe('stop')
     expect(r.response).toBeNull()
@@ -198,7 +215,10 @@ describe('ai-sdk: endings', () => {
       ...step([], [{ type: 'tool-call', toolCallId: 'ask1', toolName: 'askForConfirmation', input: { message: 'Proceed?' } }], 'tool-calls'),
       { type: 'finish', finishReason: 'tool-calls' },
     ])
-    expect(r.ending).toEqual({ kind: 'suspended', pending: [{ id: 'ask1', kind: 'tool_result', toolName: 'askForConfirmation', arguments: { message: 'Proceed?' } }] })
+    expect(r.ending).toEqual({
+      kind: 'suspended',
+      pending: [{ id: 'ask1', kind: 'tool_result', toolName: 'askForConfirmation', arguments: { message: 'Proceed?' } }],
+    })
     expect(r.inferred).toBe(true)
   })
 
@@ -239,7 +259,13 @@ describe('ai-sdk: endings', () => {
   })
 
   it('a UI finish without finishReason → answered (corpus convention); with an open approval → suspended', async () => {
-    const a = await only([{ type: 'start', messageId: 'msg-1' }, { type: 'text-start', id: 'a' }, { type: 'text-delta', id: 'a', delta: 'Hi' }, { type: 'text-end', id: 'a' }, { type: 'finish' }])
+    const a = await only([
+      { type: 'start', messageId: 'msg-1' },
+      { type: 'text-start', id: 'a' },
+      { type: 'text-delta', id: 'a', delta: 'Hi' },
+      { type: 'text-end', id: 'a' },
+      { type: 'finish' },
+    ])
     expect(a.ending).toEqual({ kind: 'answered' })
     expect(a.sessionId).toBe('msg-1')
     expect(a.finishReason).toBeNull()
@@ -306,7 +332,11 @@ describe('ai-sdk: usage (no cost anywhere)', () => {
   })
 
   it('when the steps disagree with totalUsage, the total wins (never both)', async () => {
-    const r = await only([{ type: 'start' }, ...step(['a'], [], 'stop', v5usage(10, 0, 1)), { type: 'finish', finishReason: 'stop', totalUsage: v5usage(50, 10, 7) }])
+    const r = await only([
+      { type: 'start' },
+      ...step(['a'], [], 'stop', v5usage(10, 0, 1)),
+      { type: 'finish', finishReason: 'stop', totalUsage: v5usage(50, 10, 7) },
+    ])
     expect(r.usage).toMatchObject({ inputTokens: 40, cacheReadTokens: 10, outputTokens: 7 })
     expect(r.cost.missing).toBe(1)
   })
@@ -342,7 +372,10 @@ describe('ai-sdk: usage (no cost anywhere)', () => {
   })
 
   it('a v5 cached count above the input count is read as input excluding the cache, with a diagnostic', async () => {
-    const r = await only([{ type: 'start' }, { type: 'finish', finishReason: 'stop', totalUsage: { inputTokens: 12, cachedInputTokens: 900, outputTokens: 4 } }])
+    const r = await only([
+      { type: 'start' },
+      { type: 'finish', finishReason: 'stop', totalUsage: { inputTokens: 12, cachedInputTokens: 900, outputTokens: 4 } },
+    ])
     expect(r.usage).toMatchObject({ inputTokens: 12, cacheReadTokens: 900, outputTokens: 4 })
     expect(r.diagnostics.map((d) => d.message)).toEqual(['cached input tokens exceed the input tokens; read the input as excluding the cache'])
   })
@@ -398,7 +431,12 @@ describe('ai-sdk: runs, encodings and leniency', () => {
   })
 
   it('content after a finish with no start begins the next run', async () => {
-    const runs = await replay([{ type: 'text-delta', id: 'a', delta: 'one' }, { type: 'finish', finishReason: 'stop' }, { type: 'text-delta', id: 'b', delta: 'two' }, { type: 'finish', finishReason: 'length' }])
+    const runs = await replay([
+      { type: 'text-delta', id: 'a', delta: 'one' },
+      { type: 'finish', finishReason: 'stop' },
+      { type: 'text-delta', id: 'b', delta: 'two' },
+      { type: 'finish', finishReason: 'length' },
+    ])
     expect(runs.map((r) => [r.ending.kind, r.response])).toEqual([
       ['answered', 'one'],
       ['cut_off', 'two'],
@@ -408,7 +446,15 @@ describe('ai-sdk: runs, encodings and leniency', () => {
   it('SSE: event/id/retry/comment/blank lines are skipped; [DONE] ends the run (replaying, it is handed out when the next run begins)', () => {
     const emitted: RunResult[] = []
     const reader = aiSdkReader((r) => emitted.push(r), { file: 'live.sse' })
-    const lines = [': keep-alive', 'event: message', 'id: 7', 'retry: 100', 'data: {"type":"start"}', 'data:{"type":"text-delta","id":"a","delta":"hey"}', 'data: {"type":"finish"}']
+    const lines = [
+      ': keep-alive',
+      'event: message',
+      'id: 7',
+      'retry: 100',
+      'data: {"type":"start"}',
+      'data:{"type":"text-delta","id":"a","delta":"hey"}',
+      'data: {"type":"finish"}',
+    ]
     lines.forEach((l, i) => expect(reader.line(l, i + 1, false)).toBeUndefined())
     expect(emitted).toHaveLength(0) // a late part could still belong to the run
     reader.line('data: [DONE]', 8, false)
@@ -426,7 +472,13 @@ describe('ai-sdk: runs, encodings and leniency', () => {
   it('SSE, live: [DONE] emits a run that has no finish at once', () => {
     const emitted: RunResult[] = []
     const reader = aiSdkReader((r) => emitted.push(r), { file: 'live.sse', live: true })
-    const lines = [': keep-alive', 'event: message', 'data: {"type":"start"}', 'data:{"type":"text-delta","id":"a","delta":"hey"}', 'data: {"type":"error","errorText":"boom"}']
+    const lines = [
+      ': keep-alive',
+      'event: message',
+      'data: {"type":"start"}',
+      'data:{"type":"text-delta","id":"a","delta":"hey"}',
+      'data: {"type":"error","errorText":"boom"}',
+    ]
     lines.forEach((l, i) => expect(reader.line(l, i + 1, false)).toBeUndefined())
     expect(emitted).toHaveLength(0)
     reader.line('data: [DONE]', 6, false)
@@ -483,7 +535,10 @@ describe('ai-sdk: runs, encodings and leniency', () => {
   it('an input with no run gives one unfinished run; metadata alone does not make a run', async () => {
     const empty = await replayText('\n\n', 'ai-sdk')
     expect(empty.map((r) => r.ending)).toEqual([{ kind: 'unfinished' }])
-    const meta = await replay([{ type: 'message-metadata', messageMetadata: {} }, { type: 'raw', rawValue: {} }])
+    const meta = await replay([
+      { type: 'message-metadata', messageMetadata: {} },
+      { type: 'raw', rawValue: {} },
+    ])
     expect(meta[0]?.ending).toEqual({ kind: 'unfinished' })
   })
 
@@ -505,7 +560,15 @@ describe('ai-sdk: runs, encodings and leniency', () => {
     expect(emitted.map((r) => r.ending)).toEqual([{ kind: 'failed', reason: 'error', error: { message: 'the stream reported an error without a message' } }])
     expect(() => JSON.stringify(emitted[0])).not.toThrow()
     const deep = JSON.parse(deepText) as unknown
-    const runs = readAiSdkDocument([{ type: 'start' }, { type: 'tool-approval-request', approvalId: 'a', toolCall: { toolCallId: 'c', toolName: 'x', input: 1 } }, { type: 'finish', finishReason: deep }, deep], {})
+    const runs = readAiSdkDocument(
+      [
+        { type: 'start' },
+        { type: 'tool-approval-request', approvalId: 'a', toolCall: { toolCallId: 'c', toolName: 'x', input: 1 } },
+        { type: 'finish', finishReason: deep },
+        deep,
+      ],
+      {},
+    )
     expect(runs.map((r) => r.ending.kind)).toEqual(['suspended'])
   })
 
@@ -513,7 +576,13 @@ describe('ai-sdk: runs, encodings and leniency', () => {
     const sniff = aiSdkFormat.sniffLines
     expect(sniff?.([{ type: 'start' }, { type: 'start-step', request: {} }, { type: 'text-delta', id: 'a', text: 'x' }])).toBeGreaterThan(0.6)
     expect(sniff?.([{ type: 'thread.started', thread_id: 'x' }, { type: 'turn.started' }, { type: 'error', message: 'x' }])).toBe(0)
-    expect(sniff?.([{ type: 'system', subtype: 'init' }, { type: 'assistant', message: {} }, { type: 'result', subtype: 'success' }])).toBe(0)
+    expect(
+      sniff?.([
+        { type: 'system', subtype: 'init' },
+        { type: 'assistant', message: {} },
+        { type: 'result', subtype: 'success' },
+      ]),
+    ).toBe(0)
     expect(sniff?.([{ type: 'init' }, { type: 'message', role: 'user' }, { type: 'result', status: 'success' }])).toBe(0)
     expect(sniff?.([{ type: 'turn/start', sessionId: 's', data: { turn: 1 } }])).toBe(0)
     expect(sniff?.([undefined, undefined])).toBe(0)

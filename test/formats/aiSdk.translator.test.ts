@@ -107,7 +107,14 @@ describe('ai-sdk translator: fixtures through the pipeline equal replayFile', ()
       const want = await replayFile(file, { format: 'ai-sdk' })
       const doc = JSON.parse(readFileSync(file, 'utf8')) as Array<unknown>
       expect(asJson(foldAll([{ kind: 'document', doc }], { file }))).toBe(asJson(want))
-      expect(asJson(foldAll(doc.map((value) => ({ kind: 'record', value })), { file }))).toBe(asJson(want))
+      expect(
+        asJson(
+          foldAll(
+            doc.map((value) => ({ kind: 'record', value })),
+            { file },
+          ),
+        ),
+      ).toBe(asJson(want))
     })
   }
 })
@@ -117,26 +124,55 @@ describe('ai-sdk translator: fixtures through the pipeline equal replayFile', ()
 const idArb = fc.constantFrom('c1', 'c2', 'a1', '__proto__', 'constructor')
 const reasonArb = fc.constantFrom('stop', 'length', 'tool-calls', 'content-filter', 'error', 'other', 'end_turn', 'refusal', 'tool_use', 'tool_calls')
 const usageArb = fc.record(
-  { inputTokens: fc.oneof(fc.nat(1000), fc.constant(-5)), outputTokens: fc.nat(1000), cachedInputTokens: fc.nat(2000), input_tokens: fc.nat(100), output_tokens: fc.nat(100), prompt_tokens: fc.nat(100) },
+  {
+    inputTokens: fc.oneof(fc.nat(1000), fc.constant(-5)),
+    outputTokens: fc.nat(1000),
+    cachedInputTokens: fc.nat(2000),
+    input_tokens: fc.nat(100),
+    output_tokens: fc.nat(100),
+    prompt_tokens: fc.nat(100),
+  },
   { requiredKeys: [] },
 )
 const partArb: fc.Arbitrary<unknown> = fc.oneof(
   fc.record({ type: fc.constant('start'), messageId: fc.option(fc.constantFrom('m1', '__proto__'), { nil: undefined }) }, { requiredKeys: ['type'] }),
-  fc.constantFrom({ type: 'start-step' }, { type: 'text-start', id: 't' }, { type: 'text-end', id: 't' }, { type: 'raw', rawValue: {} }, { type: 'data-x', data: 1 }, { type: 'mystery' }),
+  fc.constantFrom(
+    { type: 'start-step' },
+    { type: 'text-start', id: 't' },
+    { type: 'text-end', id: 't' },
+    { type: 'raw', rawValue: {} },
+    { type: 'data-x', data: 1 },
+    { type: 'mystery' },
+  ),
   fc.record({ type: fc.constant('text-delta'), id: fc.constant('t'), text: fc.string({ maxLength: 5 }) }),
   fc.record({ type: fc.constant('finish-step'), usage: usageArb, response: fc.record({ modelId: fc.constantFrom('m1', 'm2') }) }, { requiredKeys: ['type'] }),
   fc.record({ type: fc.constant('finish'), finishReason: reasonArb, totalUsage: usageArb }, { requiredKeys: ['type'] }),
   fc.record({ type: fc.constant('abort'), reason: fc.option(fc.string({ maxLength: 5 }), { nil: undefined }) }),
-  fc.record({ type: fc.constant('error'), error: fc.oneof(fc.string({ maxLength: 5 }), fc.record({ message: fc.string({ maxLength: 5 }), statusCode: fc.nat(600) })) }),
+  fc.record({
+    type: fc.constant('error'),
+    error: fc.oneof(fc.string({ maxLength: 5 }), fc.record({ message: fc.string({ maxLength: 5 }), statusCode: fc.nat(600) })),
+  }),
   fc.record({ type: fc.constantFrom('tool-input-start', 'tool-input-delta'), id: idArb, toolName: fc.constant('rm'), delta: fc.constantFrom('{"a":', '1}') }),
   fc.record({ type: fc.constant('tool-call'), toolCallId: idArb, toolName: fc.constant('rm'), input: fc.jsonValue({ maxDepth: 2 }) }),
   fc.record({ type: fc.constantFrom('tool-result', 'tool-output-available', 'tool-output-denied'), toolCallId: idArb }),
   fc.record({ type: fc.constant('tool-approval-request'), approvalId: idArb, toolCallId: idArb }),
   fc.record({ type: fc.constant('message_start'), message: fc.record({ id: fc.constantFrom('msg1', 'msg2'), model: fc.constant('claude'), usage: usageArb }) }),
-  fc.record({ type: fc.constant('content_block_start'), index: fc.nat(2), content_block: fc.record({ type: fc.constant('tool_use'), id: idArb, name: fc.constant('t') }) }),
+  fc.record({
+    type: fc.constant('content_block_start'),
+    index: fc.nat(2),
+    content_block: fc.record({ type: fc.constant('tool_use'), id: idArb, name: fc.constant('t') }),
+  }),
   fc.record({ type: fc.constant('message_delta'), delta: fc.record({ stop_reason: reasonArb }), usage: usageArb }),
-  fc.record({ type: fc.constantFrom('response.created', 'response.output_text.delta', 'response.completed'), delta: fc.constant('x'), response: fc.record({ id: fc.constant('r1'), usage: usageArb }) }),
-  fc.record({ object: fc.constant('chat.completion.chunk'), id: fc.constantFrom('cc1', 'cc2'), choices: fc.array(fc.record({ delta: fc.record({ content: fc.constant('y') }), finish_reason: fc.option(reasonArb, { nil: null }) }), { maxLength: 1 }) }),
+  fc.record({
+    type: fc.constantFrom('response.created', 'response.output_text.delta', 'response.completed'),
+    delta: fc.constant('x'),
+    response: fc.record({ id: fc.constant('r1'), usage: usageArb }),
+  }),
+  fc.record({
+    object: fc.constant('chat.completion.chunk'),
+    id: fc.constantFrom('cc1', 'cc2'),
+    choices: fc.array(fc.record({ delta: fc.record({ content: fc.constant('y') }), finish_reason: fc.option(reasonArb, { nil: null }) }), { maxLength: 1 }),
+  }),
   fc.jsonValue({ maxDepth: 2 }),
 )
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
@@ -156,7 +192,15 @@ describe('ai-sdk translator: a checkpoint anywhere resumes to the same runs', ()
     fc.assert(
       fc.property(fc.constantFrom(...inputs), fc.array(fc.nat(1000), { maxLength: 4 }), fc.boolean(), ([file, steps], cuts, live) => {
         const opts = { file, live }
-        expect(asJson(foldWithCheckpoints(steps, cuts.map((c) => c % (steps.length + 1)), opts))).toBe(asJson(foldAll(steps, opts)))
+        expect(
+          asJson(
+            foldWithCheckpoints(
+              steps,
+              cuts.map((c) => c % (steps.length + 1)),
+              opts,
+            ),
+          ),
+        ).toBe(asJson(foldAll(steps, opts)))
       }),
       { numRuns: numRuns() },
     )
@@ -197,8 +241,27 @@ const fullStreamObjects = (error?: unknown): Array<Record<string, unknown>> => [
   { type: 'tool-input-start', id: 'call_1', toolName: 'weather', providerExecuted: undefined, dynamic: undefined, title: undefined },
   { type: 'tool-input-delta', id: 'call_1', delta: '{"city":"Oslo"}', providerMetadata: undefined },
   { type: 'tool-input-end', id: 'call_1', providerMetadata: undefined },
-  { type: 'tool-call', toolCallId: 'call_1', toolName: 'weather', input: { city: 'Oslo' }, providerExecuted: undefined, providerMetadata: undefined, dynamic: undefined, invalid: undefined, error: undefined },
-  { type: 'tool-result', toolCallId: 'call_1', toolName: 'weather', input: { city: 'Oslo' }, output: { tempC: 12 }, providerExecuted: undefined, preliminary: undefined, dynamic: undefined },
+  {
+    type: 'tool-call',
+    toolCallId: 'call_1',
+    toolName: 'weather',
+    input: { city: 'Oslo' },
+    providerExecuted: undefined,
+    providerMetadata: undefined,
+    dynamic: undefined,
+    invalid: undefined,
+    error: undefined,
+  },
+  {
+    type: 'tool-result',
+    toolCallId: 'call_1',
+    toolName: 'weather',
+    input: { city: 'Oslo' },
+    output: { tempC: 12 },
+    providerExecuted: undefined,
+    preliminary: undefined,
+    dynamic: undefined,
+  },
   {
     type: 'finish-step',
     response: { id: 'resp_1', timestamp: new Date('2026-01-01T00:00:00.000Z'), modelId: 'gpt-5', headers: undefined },
@@ -230,7 +293,13 @@ const fullStreamObjects = (error?: unknown): Array<Record<string, unknown>> => [
     type: 'finish',
     finishReason: 'stop',
     rawFinishReason: 'end_turn',
-    totalUsage: { inputTokens: 300, inputTokenDetails: { noCacheTokens: 160, cacheReadTokens: 140, cacheWriteTokens: undefined }, outputTokens: 50, outputTokenDetails: { textTokens: 50, reasoningTokens: undefined }, totalTokens: 350 },
+    totalUsage: {
+      inputTokens: 300,
+      inputTokenDetails: { noCacheTokens: 160, cacheReadTokens: 140, cacheWriteTokens: undefined },
+      outputTokens: 50,
+      outputTokenDetails: { textTokens: 50, reasoningTokens: undefined },
+      totalTokens: 350,
+    },
   },
 ]
 
@@ -260,7 +329,9 @@ describe('ai-sdk translator: live TextStreamPart objects (written from the ai pa
   it('an error part whose error is an Error instance (an AI_APICallError with a throwing getter) → failed, its message/name/statusCode read', async () => {
     const parts = fullStreamObjects(new APICallErrorLike('Overloaded')).slice(0, 16)
     const runs = await viaOperator(parts)
-    expect(runs.map((r) => r.ending)).toEqual([{ kind: 'failed', reason: 'error', phase: 'stream', error: { message: 'Overloaded', code: 529, name: 'AI_APICallError' } }])
+    expect(runs.map((r) => r.ending)).toEqual([
+      { kind: 'failed', reason: 'error', phase: 'stream', error: { message: 'Overloaded', code: 529, name: 'AI_APICallError' } },
+    ])
     expect(runs[0]?.finishReason).toBe('error')
     expect(runs[0]?.response).toBeNull()
     // a plain Error, then the run's finish: the error beats the label next to it
@@ -281,11 +352,21 @@ describe('ai-sdk translator: live TextStreamPart objects (written from the ai pa
       { type: 'start-step', request: {}, warnings: [] },
       toolCall,
       { type: 'tool-approval-request', approvalId: 'ap-1', toolCall },
-      { type: 'finish-step', response: { id: 'r', timestamp: new Date(0), modelId: 'm' }, usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: 'tool-calls', rawFinishReason: 'tool_use', providerMetadata: undefined },
+      {
+        type: 'finish-step',
+        response: { id: 'r', timestamp: new Date(0), modelId: 'm' },
+        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+        finishReason: 'tool-calls',
+        rawFinishReason: 'tool_use',
+        providerMetadata: undefined,
+      },
       { type: 'finish', finishReason: 'tool-calls', rawFinishReason: 'tool_use', totalUsage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } },
     ])
     expect(runs.map((r) => r.ending)).toEqual([
-      { kind: 'suspended', pending: [{ id: 'ap-1', kind: 'approval', toolName: 'deleteFile', arguments: { path: '/tmp/x', when: '2026-01-01T00:00:00.000Z' } }] },
+      {
+        kind: 'suspended',
+        pending: [{ id: 'ap-1', kind: 'approval', toolName: 'deleteFile', arguments: { path: '/tmp/x', when: '2026-01-01T00:00:00.000Z' } }],
+      },
     ])
   })
 
@@ -316,10 +397,25 @@ describe('ai-sdk translator: live TextStreamPart objects (written from the ai pa
       { type: 'file', file },
       { type: 'raw', rawValue: raw },
       badType,
-      new Proxy({}, { get: () => { throw new Error('proxy') }, has: () => { throw new Error('proxy') } }),
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('proxy')
+          },
+          has: () => {
+            throw new Error('proxy')
+          },
+        },
+      ),
       // even Array.isArray throws on a revoked proxy
       revoked.proxy,
-      { type: 'finish', finishReason: 'tool-calls', rawFinishReason: undefined, totalUsage: { inputTokens: undefined, outputTokens: Number.NaN, totalTokens: undefined } },
+      {
+        type: 'finish',
+        finishReason: 'tool-calls',
+        rawFinishReason: undefined,
+        totalUsage: { inputTokens: undefined, outputTokens: Number.NaN, totalTokens: undefined },
+      },
     ]
     for (const part of parts) expect(() => p.record(part)).not.toThrow()
     p.end()

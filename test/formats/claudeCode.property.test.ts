@@ -22,8 +22,16 @@ const linesOf = (rel: string): Array<string> =>
   readFileSync(join(FIX, rel), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
-const STREAM = [...linesOf('claude-code-stream-json/claude.jsonl'), ...linesOf('claude-code-stream-json/claude-error.jsonl'), ...linesOf('claude-code-stream-json/stream.jsonl').slice(0, 30)]
-const TRANSCRIPT = [...linesOf('claude-code-transcript/full-session-askuserquestion.jsonl'), ...linesOf('claude-code-transcript/task_non_sdk.jsonl'), ...linesOf('claude-code-transcript/small.jsonl')]
+const STREAM = [
+  ...linesOf('claude-code-stream-json/claude.jsonl'),
+  ...linesOf('claude-code-stream-json/claude-error.jsonl'),
+  ...linesOf('claude-code-stream-json/stream.jsonl').slice(0, 30),
+]
+const TRANSCRIPT = [
+  ...linesOf('claude-code-transcript/full-session-askuserquestion.jsonl'),
+  ...linesOf('claude-code-transcript/task_non_sdk.jsonl'),
+  ...linesOf('claude-code-transcript/small.jsonl'),
+]
 const REAL = [...STREAM, ...TRANSCRIPT]
 
 /** Replaces the value at a path chosen by `steps` (indices taken modulo the keys at each level). */
@@ -116,7 +124,10 @@ describe('claude-code reader properties', () => {
     for (const base of [STREAM, TRANSCRIPT]) {
       fc.assert(
         fc.property(
-          fc.array(fc.tuple(fc.nat({ max: base.length - 1 }), fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }), fc.boolean()), { maxLength: 8 }),
+          fc.array(
+            fc.tuple(fc.nat({ max: base.length - 1 }), fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }), fc.boolean()),
+            { maxLength: 8 },
+          ),
           (muts) => {
             const lines = base.slice()
             for (const [i, steps, repl, drop] of muts) lines[i] = mutate(lines[i] as string, steps, repl, drop)
@@ -133,13 +144,16 @@ describe('claude-code reader properties', () => {
     const strip = (rs: ReadonlyArray<RunResult>): unknown => rs.map((r) => ({ ...r, diagnostics: [], source: null }))
     const expected = strip(feed(base, false))
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.nat({ max: base.length }), fc.constantFrom('not json', '{"broken":', '42', '"text"', 'null')), { maxLength: 6 }), (noise) => {
-        const lines = base.slice()
-        for (const [at, n] of noise.sort((a, b) => b[0] - a[0])) lines.splice(at, 0, n)
-        const runs = feed(lines, false)
-        expect(strip(runs)).toEqual(expected)
-        expect(runs.reduce((s, r) => s + r.diagnostics.length, 0)).toBe(noise.length)
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.nat({ max: base.length }), fc.constantFrom('not json', '{"broken":', '42', '"text"', 'null')), { maxLength: 6 }),
+        (noise) => {
+          const lines = base.slice()
+          for (const [at, n] of noise.sort((a, b) => b[0] - a[0])) lines.splice(at, 0, n)
+          const runs = feed(lines, false)
+          expect(strip(runs)).toEqual(expected)
+          expect(runs.reduce((s, r) => s + r.diagnostics.length, 0)).toBe(noise.length)
+        },
+      ),
       { numRuns: NUM_RUNS },
     )
   })

@@ -154,7 +154,13 @@ describe('K8: a caller interrupt is not an execution error', () => {
     }
   })
   it('error_during_execution without an interrupt is failed, with the errors as the message', () => {
-    const r = last(read([init(), asst('m1', [text('x')]), result({ subtype: 'error_during_execution', is_error: true, result: undefined, errors: ['tool crashed', 'again'] })]))
+    const r = last(
+      read([
+        init(),
+        asst('m1', [text('x')]),
+        result({ subtype: 'error_during_execution', is_error: true, result: undefined, errors: ['tool crashed', 'again'] }),
+      ]),
+    )
     expect(r.ending).toEqual({ kind: 'failed', reason: 'error', error: { message: 'tool crashed; again' } })
   })
   it('hook_stopped / stop_hook_prevented is stopped by hook', () => {
@@ -257,7 +263,14 @@ describe('K11: running totals are differenced per run, never summed', () => {
     expect(b.cost).toEqual({ totalUsd: 0.15, complete: true, missing: 0 })
     // claude-x: 250-100, 30-10, 3000-1000, 50-50; claude-haiku is new: 7, 3, 0, 0
     expect(b.usage).toMatchObject({ inputTokens: 157, outputTokens: 23, cacheReadTokens: 2000, cacheWriteTokens: 0 })
-    expect(b.usage.byModel['claude-x']).toEqual({ inputTokens: 150, cacheReadTokens: 2000, cacheWriteTokens: 0, outputTokens: 20, reasoningTokens: 0, costUsd: 0.12 })
+    expect(b.usage.byModel['claude-x']).toEqual({
+      inputTokens: 150,
+      cacheReadTokens: 2000,
+      cacheWriteTokens: 0,
+      outputTokens: 20,
+      reasoningTokens: 0,
+      costUsd: 0.12,
+    })
     expect(b.usage.byModel['claude-haiku']?.costUsd).toBe(0.03)
     expect(b.turns).toBe(3)
   })
@@ -327,8 +340,14 @@ describe('K13: provider cut-offs are visible', () => {
     expect(last(read([init(), result({ stop_reason: 'model_context_window_exceeded' })])).ending).toEqual({ kind: 'cut_off', finishReason: 'context_window' })
   })
   it('falls back to the last root assistant stop_reason or its max_output_tokens error when the result has none', () => {
-    expect(last(read([init(), asst('m1', [text('x')], {}, { stop_reason: 'max_tokens' }), result({})])).ending).toEqual({ kind: 'cut_off', finishReason: 'max_tokens' })
-    expect(last(read([init(), asst('m1', [text('x')], { error: 'max_output_tokens' }), result({})])).ending).toEqual({ kind: 'cut_off', finishReason: 'max_tokens' })
+    expect(last(read([init(), asst('m1', [text('x')], {}, { stop_reason: 'max_tokens' }), result({})])).ending).toEqual({
+      kind: 'cut_off',
+      finishReason: 'max_tokens',
+    })
+    expect(last(read([init(), asst('m1', [text('x')], { error: 'max_output_tokens' }), result({})])).ending).toEqual({
+      kind: 'cut_off',
+      finishReason: 'max_tokens',
+    })
   })
 })
 
@@ -362,15 +381,24 @@ describe('limits, suspension and other endings', () => {
     expect(r.finishReason).toBe('error_max_turns')
   })
   it('budget limits from the subtype or terminal_reason', () => {
-    expect(last(read([init(), result({ subtype: 'error_max_budget_usd', is_error: true, total_cost_usd: 1.02, errors: ['Reached maximum budget ($1)'] })])).ending).toEqual({
+    expect(
+      last(read([init(), result({ subtype: 'error_max_budget_usd', is_error: true, total_cost_usd: 1.02, errors: ['Reached maximum budget ($1)'] })])).ending,
+    ).toEqual({
       kind: 'limit',
       reason: 'cost_limit',
       field: 'total_cost_usd',
       actual: 1.02,
       limit: 1,
     })
-    expect(last(read([init(), result({ terminal_reason: 'budget_exhausted', total_cost_usd: 0.5 })])).ending).toMatchObject({ kind: 'limit', reason: 'cost_limit', actual: 0.5 })
-    expect(last(read([init(), result({ subtype: 'error_max_structured_output_retries', is_error: true })])).ending).toEqual({ kind: 'limit', reason: 'structured_output_retries' })
+    expect(last(read([init(), result({ terminal_reason: 'budget_exhausted', total_cost_usd: 0.5 })])).ending).toMatchObject({
+      kind: 'limit',
+      reason: 'cost_limit',
+      actual: 0.5,
+    })
+    expect(last(read([init(), result({ subtype: 'error_max_structured_output_retries', is_error: true })])).ending).toEqual({
+      kind: 'limit',
+      reason: 'structured_output_retries',
+    })
   })
   it('tool_deferred is suspended with the deferred call pending', () => {
     const r = last(
@@ -415,7 +443,12 @@ describe('streams without a result', () => {
   })
   it('is failed in phase stream when the last word was a synthetic API-error message', () => {
     const r = last(read([init(), asst('syn', [text('API Error: 500 overloaded')], { error: 'server_error' }, { model: '<synthetic>' })]))
-    expect(r.ending).toEqual({ kind: 'failed', reason: 'provider_error', phase: 'stream', error: { message: 'API Error: 500 overloaded', code: 'server_error' } })
+    expect(r.ending).toEqual({
+      kind: 'failed',
+      reason: 'provider_error',
+      phase: 'stream',
+      error: { message: 'API Error: 500 overloaded', code: 'server_error' },
+    })
   })
   it('an empty input, or one with only banners, gives one unfinished run', () => {
     expect(read([]).map((r) => r.ending)).toEqual([{ kind: 'unfinished' }])
@@ -425,7 +458,13 @@ describe('streams without a result', () => {
     expect(only[0]?.diagnostics).toEqual([{ line: 1, message: 'skipped a non-JSON line' }])
   })
   it('records after the last result (no content) do not make a run; their diagnostics join it', () => {
-    const runs = read([init(), asst('m1', [text('a')]), result({ result: 'a' }), 'garbage', { type: 'system', subtype: 'session_state_changed', state: 'idle', session_id: SID }])
+    const runs = read([
+      init(),
+      asst('m1', [text('a')]),
+      result({ result: 'a' }),
+      'garbage',
+      { type: 'system', subtype: 'session_state_changed', state: 'idle', session_id: SID },
+    ])
     expect(runs).toHaveLength(1)
     expect(runs[0]?.diagnostics).toEqual([{ line: 4, message: 'skipped a non-JSON line' }])
   })
@@ -452,7 +491,9 @@ describe('usage without modelUsage or result usage: assistant messages, deduped 
     expect(r.toolCalls).toBe(2)
   })
   it('a usage object with a bad count is a diagnostic, not a crash', () => {
-    const r = last(read([init(), asst('m1', [text('x')], {}, { usage: { input_tokens: 'many', output_tokens: 1 } }), result({ modelUsage: undefined, usage: undefined })]))
+    const r = last(
+      read([init(), asst('m1', [text('x')], {}, { usage: { input_tokens: 'many', output_tokens: 1 } }), result({ modelUsage: undefined, usage: undefined })]),
+    )
     expect(r.diagnostics.map((d) => d.line)).toEqual([2])
     expect(r.usage.inputTokens).toBe(0)
   })
@@ -508,7 +549,14 @@ describe('transcripts: inferred endings', () => {
     })
   })
   it('an interrupt marker is stopped by caller', () => {
-    const r = last(read([tUser('go'), tAsst('a1', [toolUse('t1', 'Bash')]), tResult('t1', 'Interrupted', true), tUser([{ type: 'text', text: '[Request interrupted by user for tool use]' }])]))
+    const r = last(
+      read([
+        tUser('go'),
+        tAsst('a1', [toolUse('t1', 'Bash')]),
+        tResult('t1', 'Interrupted', true),
+        tUser([{ type: 'text', text: '[Request interrupted by user for tool use]' }]),
+      ]),
+    )
     expect(r.ending).toEqual({ kind: 'stopped', by: 'caller' })
     expect(r.response).toBeNull()
   })
@@ -516,7 +564,12 @@ describe('transcripts: inferred endings', () => {
     const r = last(
       read([
         tUser('go'),
-        tAsst('syn', [text('API Error: 529 {"type":"overloaded_error"}')], { isApiErrorMessage: true, error: 'overloaded' }, { model: '<synthetic>', usage: usage(0, 0) }),
+        tAsst(
+          'syn',
+          [text('API Error: 529 {"type":"overloaded_error"}')],
+          { isApiErrorMessage: true, error: 'overloaded' },
+          { model: '<synthetic>', usage: usage(0, 0) },
+        ),
       ]),
     )
     expect(r.ending).toEqual({ kind: 'failed', reason: 'provider_error', error: { message: 'API Error: 529 {"type":"overloaded_error"}', code: 'overloaded' } })
@@ -524,7 +577,10 @@ describe('transcripts: inferred endings', () => {
   })
   it('ends on a tool_use or a tool_result: unfinished', () => {
     expect(last(read([tUser('go'), tAsst('a1', [toolUse('t1', 'Bash')])])).ending).toEqual({ kind: 'unfinished', lastEventType: 'tool_use' })
-    expect(last(read([tUser('go'), tAsst('a1', [toolUse('t1', 'Bash')]), tResult('t1', 'ok')])).ending).toEqual({ kind: 'unfinished', lastEventType: 'tool_result' })
+    expect(last(read([tUser('go'), tAsst('a1', [toolUse('t1', 'Bash')]), tResult('t1', 'ok')])).ending).toEqual({
+      kind: 'unfinished',
+      lastEventType: 'tool_result',
+    })
   })
   it('an unanswered AskUserQuestion is suspended with a question pending', () => {
     const q = { questions: [{ question: 'Which one?', options: [{ label: 'A' }, { label: 'B' }] }] }
@@ -533,12 +589,26 @@ describe('transcripts: inferred endings', () => {
     expect(r.turns).toBe(1)
   })
   it('an answered AskUserQuestion followed by text is answered', () => {
-    const r = last(read([tUser('pick'), tAsst('a1', [toolUse('q1', 'AskUserQuestion', {})]), tResult('q1', 'User has answered your questions: A'), tAsst('a2', [text('A it is.')])]))
+    const r = last(
+      read([
+        tUser('pick'),
+        tAsst('a1', [toolUse('q1', 'AskUserQuestion', {})]),
+        tResult('q1', 'User has answered your questions: A'),
+        tAsst('a2', [text('A it is.')]),
+      ]),
+    )
     expect(r.ending).toEqual({ kind: 'answered' })
     expect(r.turns).toBe(2)
   })
   it('a max_turns_reached attachment is a limit', () => {
-    const r = last(read([tUser('go'), tAsst('a1', [toolUse('t1', 'Bash')]), tResult('t1', 'ok'), env('attachment', { attachment: { type: 'max_turns_reached', maxTurns: 3, turnCount: 3 } })]))
+    const r = last(
+      read([
+        tUser('go'),
+        tAsst('a1', [toolUse('t1', 'Bash')]),
+        tResult('t1', 'ok'),
+        env('attachment', { attachment: { type: 'max_turns_reached', maxTurns: 3, turnCount: 3 } }),
+      ]),
+    )
     expect(r.ending).toEqual({ kind: 'limit', reason: 'max_turns', field: 'turns', actual: 3, limit: 3 })
   })
 })
@@ -611,7 +681,13 @@ describe('transcripts: runs', () => {
   })
   it('a subagent file (all sidechain, with agentId) is read as one run of its own', () => {
     const side = { isSidechain: true, agentId: 'ag-9' }
-    const runs = read([tUser('dig', side), tAsst('s1', [toolUse('t1', 'Grep')], side), tResult('t1', 'found', false, side), tUser('more context', side), tAsst('s2', [text('Found it')], side)])
+    const runs = read([
+      tUser('dig', side),
+      tAsst('s1', [toolUse('t1', 'Grep')], side),
+      tResult('t1', 'found', false, side),
+      tUser('more context', side),
+      tAsst('s2', [text('Found it')], side),
+    ])
     expect(runs.map((r) => [r.ending.kind, r.response])).toEqual([['answered', 'Found it']])
   })
 })
@@ -648,7 +724,11 @@ describe('detection', () => {
     expect(runs.map((r) => r.response)).toEqual(['hi'])
   })
   it('readDocument reads a JSON array or a single result object', () => {
-    expect(claudeCodeFormat.readDocument?.([init(), asst('m1', [text('hi')]), result({ result: 'hi' })], { file: 'x.json' }).map((r) => r.response)).toEqual(['hi'])
-    expect(claudeCodeFormat.readDocument?.(result({ result: 'solo' }), { file: null }).map((r) => [r.ending.kind, r.response, r.source])).toEqual([['answered', 'solo', null]])
+    expect(claudeCodeFormat.readDocument?.([init(), asst('m1', [text('hi')]), result({ result: 'hi' })], { file: 'x.json' }).map((r) => r.response)).toEqual([
+      'hi',
+    ])
+    expect(claudeCodeFormat.readDocument?.(result({ result: 'solo' }), { file: null }).map((r) => [r.ending.kind, r.response, r.source])).toEqual([
+      ['answered', 'solo', null],
+    ])
   })
 })

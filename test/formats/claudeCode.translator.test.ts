@@ -25,7 +25,9 @@ const filesOf = (dir: string): Array<string> =>
 const FILES = [...filesOf('claude-code-stream-json'), ...filesOf('claude-code-transcript')]
 
 /** One input step: a parsed record at a line, or a non-JSON line. */
-type Step = { readonly kind: 'record'; readonly value: unknown; readonly line?: number } | { readonly kind: 'text'; readonly text: string; readonly line?: number }
+type Step =
+  | { readonly kind: 'record'; readonly value: unknown; readonly line?: number }
+  | { readonly kind: 'text'; readonly text: string; readonly line?: number }
 
 const stepsOfLines = (text: string): Array<Step> => {
   const out: Array<Step> = []
@@ -130,7 +132,16 @@ describe('claude-code translator: checkpoints', () => {
   const streamRecord = fc.record(
     {
       type: fc.constantFrom('system', 'assistant', 'user', 'result', 'stream_event', 'weird'),
-      subtype: fc.constantFrom('init', 'success', 'error_during_execution', 'error_max_turns', 'task_started', 'task_notification', 'permission_denied', 'api_retry'),
+      subtype: fc.constantFrom(
+        'init',
+        'success',
+        'error_during_execution',
+        'error_max_turns',
+        'task_started',
+        'task_notification',
+        'permission_denied',
+        'api_retry',
+      ),
       session_id: fc.constantFrom('s', 'p2', 'other'),
       parent_tool_use_id: fc.constantFrom('task-1', null),
       tool_use_id: fc.constantFrom('task-1', 'd1'),
@@ -161,7 +172,10 @@ describe('claude-code translator: checkpoints', () => {
       num_turns: fc.nat(6),
       modelUsage: fc.dictionary(
         fc.constantFrom('a', 'b'),
-        fc.record({ inputTokens: fc.nat(90), outputTokens: fc.nat(90), costUSD: fc.constantFrom(0.01, 0.02) }, { requiredKeys: ['inputTokens', 'outputTokens'] }),
+        fc.record(
+          { inputTokens: fc.nat(90), outputTokens: fc.nat(90), costUSD: fc.constantFrom(0.01, 0.02) },
+          { requiredKeys: ['inputTokens', 'outputTokens'] },
+        ),
       ),
       permission_denials: fc.array(fc.record({ tool_name: fc.constant('Bash'), tool_use_id: fc.constantFrom('d1', 'd2') }), { maxLength: 2 }),
     },
@@ -189,8 +203,18 @@ describe('claude-code translator: checkpoints', () => {
             fc.oneof(
               fc.record({ type: fc.constant('text'), text: fc.constantFrom('x', 'API Error: y') }),
               fc.record({ type: fc.constant('thinking'), thinking: fc.constant('t') }),
-              fc.record({ type: fc.constant('tool_use'), id: fc.constantFrom('t1', 'task-1', 'q1'), name: fc.constantFrom('Bash', 'Task', 'AskUserQuestion', 'ExitPlanMode'), input: fc.constant({ q: 1 }) }),
-              fc.record({ type: fc.constant('tool_result'), tool_use_id: fc.constantFrom('t1', 'task-1', 'q1'), is_error: fc.boolean(), content: fc.constant('r') }),
+              fc.record({
+                type: fc.constant('tool_use'),
+                id: fc.constantFrom('t1', 'task-1', 'q1'),
+                name: fc.constantFrom('Bash', 'Task', 'AskUserQuestion', 'ExitPlanMode'),
+                input: fc.constant({ q: 1 }),
+              }),
+              fc.record({
+                type: fc.constant('tool_result'),
+                tool_use_id: fc.constantFrom('t1', 'task-1', 'q1'),
+                is_error: fc.boolean(),
+                content: fc.constant('r'),
+              }),
             ),
             { maxLength: 3 },
           ),
@@ -203,9 +227,15 @@ describe('claude-code translator: checkpoints', () => {
   )
   const log = (rec: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Array<Step>> =>
     fc
-      .array(fc.oneof({ weight: 12, arbitrary: rec.map((value): Record<string, unknown> => value) }, { weight: 1, arbitrary: fc.constant<Record<string, unknown>>({ noise: true }) }), {
-        maxLength: 30,
-      })
+      .array(
+        fc.oneof(
+          { weight: 12, arbitrary: rec.map((value): Record<string, unknown> => value) },
+          { weight: 1, arbitrary: fc.constant<Record<string, unknown>>({ noise: true }) },
+        ),
+        {
+          maxLength: 30,
+        },
+      )
       .map((rs) => rs.map((r, i): Step => ('noise' in r ? { kind: 'text', text: 'not json', line: i + 1 } : { kind: 'record', value: r, line: i + 1 })))
 
   for (const [name, arb] of [
@@ -236,7 +266,11 @@ describe('claude-code translator: live SDK objects of any shape', () => {
     cyclic['self'] = cyclic
     const getter = Object.defineProperty({ type: 'assistant', session_id: 's' }, 'message', { get: boom, enumerable: true })
     const typeGetter = Object.defineProperty({}, 'type', { get: boom, enumerable: true })
-    const usageGetter = { type: 'assistant', session_id: 's', message: Object.defineProperty({ id: 'm2', model: 'x', content: [] }, 'usage', { get: boom, enumerable: true }) }
+    const usageGetter = {
+      type: 'assistant',
+      session_id: 's',
+      message: Object.defineProperty({ id: 'm2', model: 'x', content: [] }, 'usage', { get: boom, enumerable: true }),
+    }
     const trap = new Proxy(
       {},
       {
@@ -255,10 +289,25 @@ describe('claude-code translator: live SDK objects of any shape', () => {
       usageGetter,
       trap,
       [trap, { type: 'user', session_id: 's', message: { content: [new Error('x'), { type: 'tool_result', tool_use_id: new Error('y') }] } }],
-      { type: 'assistant', session_id: 's', error: new Error('e'), message: { id: new Error('id'), model: new Error('m'), content: [new Error('c')], usage: new Error('u') } },
+      {
+        type: 'assistant',
+        session_id: 's',
+        error: new Error('e'),
+        message: { id: new Error('id'), model: new Error('m'), content: [new Error('c')], usage: new Error('u') },
+      },
       // a result whose modelUsage cannot be listed is skipped (it cannot be read), and does not end the run
       { type: 'result', subtype: 'success', is_error: false, session_id: 's', modelUsage },
-      { type: 'result', subtype: 'success', is_error: false, session_id: 's', result: new Error('r'), modelUsage: { x: new Error('m') }, total_cost_usd: 0.01, permission_denials: [new Error('d')], errors: [new Error('e')] },
+      {
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        session_id: 's',
+        result: new Error('r'),
+        modelUsage: { x: new Error('m') },
+        total_cost_usd: 0.01,
+        permission_denials: [new Error('d')],
+        errors: [new Error('e')],
+      },
       { type: 'result', subtype: new Error('s'), session_id: 's' },
       Symbol('x'),
       10n,

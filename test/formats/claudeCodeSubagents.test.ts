@@ -11,9 +11,25 @@ import type { RunResult } from '../../src/core/RunResult.js'
 import { replayFile, replayStream } from '../../src/node/replay.js'
 import { attachSubagents, subagentFilesOf } from '../../src/node/claudeSubagents.js'
 
-const usage = (input: number, output: number): object => ({ input_tokens: input, output_tokens: output, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 })
+const usage = (input: number, output: number): object => ({
+  input_tokens: input,
+  output_tokens: output,
+  cache_read_input_tokens: 0,
+  cache_creation_input_tokens: 0,
+})
 const rec = (type: string, time: string, message: object, extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({ parentUuid: null, isSidechain: false, userType: 'external', sessionId: 'sess', version: '2.1.0', type, uuid: `${type}-${time}`, timestamp: time, message, ...extra })
+  JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    userType: 'external',
+    sessionId: 'sess',
+    version: '2.1.0',
+    type,
+    uuid: `${type}-${time}`,
+    timestamp: time,
+    message,
+    ...extra,
+  })
 const user = (time: string, content: unknown, extra: Record<string, unknown> = {}): string => rec('user', time, { role: 'user', content }, extra)
 const asst = (time: string, id: string, content: ReadonlyArray<object>, model = 'claude-opus', u = usage(10, 5), extra: Record<string, unknown> = {}): string =>
   rec('assistant', time, { id, model, role: 'assistant', content, stop_reason: null, usage: u }, extra)
@@ -26,11 +42,15 @@ const setup = (): { dir: string; session: string } => {
     [
       user('2025-11-01T10:00:00.000Z', 'first task'),
       asst('2025-11-01T10:00:05.000Z', 'p1', [{ type: 'tool_use', id: 'task-1', name: 'Task', input: { prompt: 'dig' } }]),
-      user('2025-11-01T10:03:00.000Z', [{ type: 'tool_result', tool_use_id: 'task-1', content: 'dug' }], { toolUseResult: { status: 'completed', agentId: 'abc' } }),
+      user('2025-11-01T10:03:00.000Z', [{ type: 'tool_result', tool_use_id: 'task-1', content: 'dug' }], {
+        toolUseResult: { status: 'completed', agentId: 'abc' },
+      }),
       asst('2025-11-01T10:05:00.000Z', 'p2', [{ type: 'text', text: 'first done' }]),
       user('2025-11-01T10:10:00.000Z', 'second task'),
       asst('2025-11-01T10:10:05.000Z', 'p3', [{ type: 'tool_use', id: 'task-2', name: 'Agent', input: { prompt: 'bg', run_in_background: true } }]),
-      user('2025-11-01T10:10:06.000Z', [{ type: 'tool_result', tool_use_id: 'task-2', content: 'launched' }], { toolUseResult: { status: 'async_launched', agentId: 'zzz' } }),
+      user('2025-11-01T10:10:06.000Z', [{ type: 'tool_result', tool_use_id: 'task-2', content: 'launched' }], {
+        toolUseResult: { status: 'async_launched', agentId: 'zzz' },
+      }),
       asst('2025-11-01T10:12:00.000Z', 'p4', [{ type: 'text', text: 'second done' }]),
       '',
     ].join('\n'),

@@ -71,7 +71,14 @@ describe('codex exec --json: endings', () => {
 
   it('K7: a second terminal record or a late error after turn.completed does not replace the answer', () => {
     const r = only(
-      read([thread(), turnStarted, agent('item_0', 'done'), completed({ input_tokens: 10, cached_input_tokens: 0, output_tokens: 2 }), { type: 'error', message: 'exit' }, { type: 'turn.failed', error: { message: 'late' } }]),
+      read([
+        thread(),
+        turnStarted,
+        agent('item_0', 'done'),
+        completed({ input_tokens: 10, cached_input_tokens: 0, output_tokens: 2 }),
+        { type: 'error', message: 'exit' },
+        { type: 'turn.failed', error: { message: 'late' } },
+      ]),
     )
     expect(r.ending).toEqual({ kind: 'answered' })
     expect(r.response).toBe('done')
@@ -162,10 +169,21 @@ describe('codex exec --json: tool calls and usage', () => {
 
   it('converts to disjoint buckets: input minus cached and cache writes; reasoning stays inside output', () => {
     const r = only(
-      read([thread(), turnStarted, completed({ input_tokens: 1000, cached_input_tokens: 200, cache_write_input_tokens: 100, output_tokens: 300, reasoning_output_tokens: 120 })]),
+      read([
+        thread(),
+        turnStarted,
+        completed({ input_tokens: 1000, cached_input_tokens: 200, cache_write_input_tokens: 100, output_tokens: 300, reasoning_output_tokens: 120 }),
+      ]),
     )
     expect(r.usage).toMatchObject({ inputTokens: 700, cacheReadTokens: 200, cacheWriteTokens: 100, outputTokens: 300, reasoningTokens: 120 })
-    expect(r.usage.byModel['unknown']).toEqual({ inputTokens: 700, cacheReadTokens: 200, cacheWriteTokens: 100, outputTokens: 300, reasoningTokens: 120, costUsd: null })
+    expect(r.usage.byModel['unknown']).toEqual({
+      inputTokens: 700,
+      cacheReadTokens: 200,
+      cacheWriteTokens: 100,
+      outputTokens: 300,
+      reasoningTokens: 120,
+      costUsd: null,
+    })
     expect(r.cost).toEqual({ totalUsd: null, complete: false, missing: 1 })
   })
 
@@ -226,17 +244,28 @@ const ev = (payload: object) => rec('event_msg', payload)
 const item = (payload: object) => rec('response_item', payload)
 const meta = rec('session_meta', { id: 'sess-1', cli_version: '0.146.0', originator: 'codex_cli_rs' })
 const ctx = (model = 'gpt-5-codex') => rec('turn_context', { cwd: '/tmp', model })
-const envCtx = item({ type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context>\n  <cwd>/tmp</cwd>\n</environment_context>' }] })
+const envCtx = item({
+  type: 'message',
+  role: 'user',
+  content: [{ type: 'input_text', text: '<environment_context>\n  <cwd>/tmp</cwd>\n</environment_context>' }],
+})
 const user = (text: string) => ev({ type: 'user_message', message: text })
 const agentMsg = (text: string) => ev({ type: 'agent_message', message: text })
 const assistant = (text: string) => item({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] })
 const call = (id: string) => item({ type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}', call_id: id })
-const output = (id: string, exit: number) => item({ type: 'function_call_output', call_id: id, output: JSON.stringify({ output: 'x', metadata: { exit_code: exit, duration_seconds: 0.1 } }) })
+const output = (id: string, exit: number) =>
+  item({ type: 'function_call_output', call_id: id, output: JSON.stringify({ output: 'x', metadata: { exit_code: exit, duration_seconds: 0.1 } }) })
 const tokens = (input: number, cached: number, out: number, reasoning = 0) =>
   ev({
     type: 'token_count',
     info: {
-      total_token_usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: out, reasoning_output_tokens: reasoning, total_tokens: input + out },
+      total_token_usage: {
+        input_tokens: input,
+        cached_input_tokens: cached,
+        output_tokens: out,
+        reasoning_output_tokens: reasoning,
+        total_tokens: input + out,
+      },
       last_token_usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1, reasoning_output_tokens: 0, total_tokens: 2 },
     },
   })
@@ -245,7 +274,9 @@ const aborted = (reason?: unknown) => ev(reason === undefined ? { type: 'turn_ab
 
 describe('codex rollouts: endings', () => {
   it('task_complete → answered with last_agent_message, its duration, finishReason as written; turn_complete is an alias', () => {
-    const r = only(read([meta, envCtx, user('hi'), ev({ type: 'task_started', turn_id: 't1' }), ctx(), agentMsg('Hello'), complete('Hello!', { duration_ms: 1234 })]))
+    const r = only(
+      read([meta, envCtx, user('hi'), ev({ type: 'task_started', turn_id: 't1' }), ctx(), agentMsg('Hello'), complete('Hello!', { duration_ms: 1234 })]),
+    )
     expect(r.ending).toEqual({ kind: 'answered' })
     expect(r.response).toBe('Hello!')
     expect(r.finishReason).toBe('task_complete')
@@ -260,11 +291,20 @@ describe('codex rollouts: endings', () => {
   })
 
   it('task_complete with an error → failed with its message and error info; response null', () => {
-    const r = only(read([meta, user('hi'), agentMsg('partial'), complete(null, { error: { message: 'context window exceeded', codex_error_info: 'contextWindowExceeded' } })]))
+    const r = only(
+      read([
+        meta,
+        user('hi'),
+        agentMsg('partial'),
+        complete(null, { error: { message: 'context window exceeded', codex_error_info: 'contextWindowExceeded' } }),
+      ]),
+    )
     expect(r.ending).toEqual({ kind: 'failed', reason: 'error', error: { message: 'context window exceeded', code: 'contextWindowExceeded' } })
     expect(r.response).toBeNull()
     expect(r.finishReason).toBe('task_complete')
-    const r2 = only(read([meta, user('hi'), complete(null, { error: { message: 'slow down', codex_error_info: { modelCap: { model: 'm', reset_after_seconds: 5 } } } })]))
+    const r2 = only(
+      read([meta, user('hi'), complete(null, { error: { message: 'slow down', codex_error_info: { modelCap: { model: 'm', reset_after_seconds: 5 } } } })]),
+    )
     expect(r2.ending).toEqual({ kind: 'failed', reason: 'error', error: { message: 'slow down', code: 'modelCap' } })
   })
 
@@ -290,8 +330,21 @@ describe('codex rollouts: endings', () => {
   })
 
   it('K1: an error event as the last word with no task event → failed in the stream phase (inferred)', () => {
-    const r = only(read([meta, user('go'), call('c1'), output('c1', 0), ev({ type: 'error', message: 'stream disconnected', codex_error_info: { responseStreamDisconnected: { httpStatusCode: 502 } } })]))
-    expect(r.ending).toEqual({ kind: 'failed', reason: 'error', phase: 'stream', error: { message: 'stream disconnected', code: 'responseStreamDisconnected' } })
+    const r = only(
+      read([
+        meta,
+        user('go'),
+        call('c1'),
+        output('c1', 0),
+        ev({ type: 'error', message: 'stream disconnected', codex_error_info: { responseStreamDisconnected: { httpStatusCode: 502 } } }),
+      ]),
+    )
+    expect(r.ending).toEqual({
+      kind: 'failed',
+      reason: 'error',
+      phase: 'stream',
+      error: { message: 'stream disconnected', code: 'responseStreamDisconnected' },
+    })
     expect(r.inferred).toBe(true)
     expect(r.finishReason).toBeNull()
   })
@@ -370,7 +423,19 @@ describe('codex rollouts: runs', () => {
   })
 
   it('records after a turn ends and before the next prompt belong to the ended run', () => {
-    const runs = read([meta, user('go'), call('c1'), tokens(100, 0, 10), aborted('interrupted'), call('c2'), output('c2', 0), tokens(250, 50, 20), user('again'), assistant('ok'), tokens(400, 150, 30)])
+    const runs = read([
+      meta,
+      user('go'),
+      call('c1'),
+      tokens(100, 0, 10),
+      aborted('interrupted'),
+      call('c2'),
+      output('c2', 0),
+      tokens(250, 50, 20),
+      user('again'),
+      assistant('ok'),
+      tokens(400, 150, 30),
+    ])
     expect(runs.map((r) => r.ending.kind)).toEqual(['stopped', 'answered'])
     expect(runs[0]?.toolCalls).toBe(2)
     expect(runs[0]?.usage).toMatchObject({ inputTokens: 200, cacheReadTokens: 50, outputTokens: 20 })

@@ -67,17 +67,51 @@ const mutatedArb: fc.Arbitrary<unknown> = fc
   })
 
 const typeArb = fc.constantFrom(...CODEX_EXEC_TYPES, ...CODEX_ROLLOUT_TYPES, 'task_complete', 'turn_aborted', '__proto__', 'constructor')
-const eventTypeArb = fc.constantFrom('user_message', 'task_started', 'task_complete', 'turn_complete', 'turn_aborted', 'error', 'token_count', 'agent_message', 'item_completed', 'toString')
+const eventTypeArb = fc.constantFrom(
+  'user_message',
+  'task_started',
+  'task_complete',
+  'turn_complete',
+  'turn_aborted',
+  'error',
+  'token_count',
+  'agent_message',
+  'item_completed',
+  'toString',
+)
 
 /** Codex-typed records whose fields are anything. */
 const typedArb: fc.Arbitrary<unknown> = fc.oneof(
-  fc.record({ type: typeArb, item: fc.anything({ maxDepth: 2 }), usage: fc.anything({ maxDepth: 2 }), error: fc.anything({ maxDepth: 2 }), thread_id: fc.anything({ maxDepth: 1 }) }, { requiredKeys: ['type'] }),
+  fc.record(
+    {
+      type: typeArb,
+      item: fc.anything({ maxDepth: 2 }),
+      usage: fc.anything({ maxDepth: 2 }),
+      error: fc.anything({ maxDepth: 2 }),
+      thread_id: fc.anything({ maxDepth: 1 }),
+    },
+    { requiredKeys: ['type'] },
+  ),
   fc.record({
-    timestamp: fc.oneof(fc.string(), fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.integer()),
+    timestamp: fc.oneof(
+      fc.string(),
+      fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+      fc.integer(),
+    ),
     type: typeArb,
     payload: fc.oneof(
       fc.anything({ maxDepth: 2 }),
-      fc.record({ type: eventTypeArb, reason: fc.anything({ maxDepth: 1 }), info: fc.anything({ maxDepth: 3 }), error: fc.anything({ maxDepth: 2 }), message: fc.anything({ maxDepth: 1 }), last_agent_message: fc.anything({ maxDepth: 1 }) }, { requiredKeys: ['type'] }),
+      fc.record(
+        {
+          type: eventTypeArb,
+          reason: fc.anything({ maxDepth: 1 }),
+          info: fc.anything({ maxDepth: 3 }),
+          error: fc.anything({ maxDepth: 2 }),
+          message: fc.anything({ maxDepth: 1 }),
+          last_agent_message: fc.anything({ maxDepth: 1 }),
+        },
+        { requiredKeys: ['type'] },
+      ),
     ),
   }),
 )
@@ -124,7 +158,9 @@ describe('codex reader on arbitrary lines', () => {
   })
 
   it('mutated real records in a real order: same guarantees', () => {
-    const big = readFileSync(join(fixtures, 'codex-rollout', 'rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl'), 'utf8').split('\n').filter((l) => l !== '')
+    const big = readFileSync(join(fixtures, 'codex-rollout', 'rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat(big.length - 1), mutatedArb), { maxLength: 8 }), (mutations) => {
         const lines = big.slice()
@@ -153,7 +189,17 @@ describe('codex reader on arbitrary lines', () => {
       runs.forEach(checkResult)
       for (const r of runs) for (const d of r.diagnostics) expect(d.message.length).toBeLessThan(200)
     }
-    const rollout = feed(['{"type":"session_meta","payload":{"id":"s"}}', '{"type":"event_msg","payload":{"type":"user_message","message":"x"}}', lines[4] as string, lines[5] as string, lines[6] as string, lines[7] as string], false)
+    const rollout = feed(
+      [
+        '{"type":"session_meta","payload":{"id":"s"}}',
+        '{"type":"event_msg","payload":{"type":"user_message","message":"x"}}',
+        lines[4] as string,
+        lines[5] as string,
+        lines[6] as string,
+        lines[7] as string,
+      ],
+      false,
+    )
     expect(rollout[0]?.ending).toEqual({ kind: 'failed', reason: 'unrecognized' })
   })
 })
@@ -164,7 +210,14 @@ describe('rollout usage (K11)', () => {
     fc.constant({ kind: 'user' as const }),
     fc.constant({ kind: 'agent' as const }),
     fc.constant({ kind: 'repeat' as const }),
-    fc.record({ kind: fc.constant('tokens' as const), uncached: fc.nat(5000), cached: fc.nat(5000), write: fc.nat(50), out: fc.nat(500), reasoning: fc.nat(500) }),
+    fc.record({
+      kind: fc.constant('tokens' as const),
+      uncached: fc.nat(5000),
+      cached: fc.nat(5000),
+      write: fc.nat(50),
+      out: fc.nat(500),
+      reasoning: fc.nat(500),
+    }),
   )
 
   it('the runs of a rollout add up exactly to its last running total, whatever the prompts in between', () => {
@@ -194,7 +247,8 @@ describe('rollout usage (K11)', () => {
         const firstPrompt = steps.findIndex((s) => s.kind === 'user')
         const orphan = steps.slice(0, firstPrompt === -1 ? steps.length : firstPrompt).some((s) => s.kind === 'agent')
         expect(runs).toHaveLength(Math.max(1, prompts + (orphan && prompts > 0 ? 1 : 0)))
-        const sum = (k: 'inputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'outputTokens' | 'reasoningTokens'): number => runs.reduce((a, r) => a + r.usage[k], 0)
+        const sum = (k: 'inputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'outputTokens' | 'reasoningTokens'): number =>
+          runs.reduce((a, r) => a + r.usage[k], 0)
         expect(sum('inputTokens')).toBe(t.input_tokens - t.cached_input_tokens - t.cache_write_input_tokens)
         expect(sum('cacheReadTokens')).toBe(t.cached_input_tokens)
         expect(sum('cacheWriteTokens')).toBe(t.cache_write_input_tokens)

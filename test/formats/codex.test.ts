@@ -130,8 +130,19 @@ describe('codex rollout corpus facts', () => {
     expect(runs).toHaveLength(13)
     const kinds = runs.map((r) => r.ending.kind)
     expect(kinds).toEqual([
-      'stopped', 'answered', 'answered', 'stopped', 'answered', 'answered', 'stopped',
-      'stopped', 'answered', 'answered', 'answered', 'answered', 'answered',
+      'stopped',
+      'answered',
+      'answered',
+      'stopped',
+      'answered',
+      'answered',
+      'stopped',
+      'stopped',
+      'answered',
+      'answered',
+      'answered',
+      'answered',
+      'answered',
     ])
     for (const r of runs.filter((x) => x.ending.kind === 'stopped')) {
       expect(r.ending).toEqual({ kind: 'stopped', by: 'caller', reason: 'interrupted' })

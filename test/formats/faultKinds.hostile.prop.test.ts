@@ -30,7 +30,15 @@ const runLines = (format: string, lines: ReadonlyArray<string>): Array<RunResult
   return out
 }
 const sane = (r: RunResult): void => {
-  for (const v of [r.usage.inputTokens, r.usage.cacheReadTokens, r.usage.cacheWriteTokens, r.usage.outputTokens, r.usage.reasoningTokens, r.turns, r.toolCalls]) {
+  for (const v of [
+    r.usage.inputTokens,
+    r.usage.cacheReadTokens,
+    r.usage.cacheWriteTokens,
+    r.usage.outputTokens,
+    r.usage.reasoningTokens,
+    r.turns,
+    r.toolCalls,
+  ]) {
     expect(Number.isFinite(v) && v >= 0).toBe(true)
   }
   if (r.cost.totalUsd !== null) expect(r.cost.totalUsd >= 0).toBe(true)
@@ -158,7 +166,11 @@ describe('K23: cancels in every position (ACP, two-way and one-way logs)', () =>
         for (let i = 0; i < sc.chunks; i++) body.push(upd({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `c${i}` } }))
         if (sc.tool) body.push(upd({ sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Run', kind: 'execute', status: 'completed' }))
         const response =
-          sc.stop === 'none' ? [] : sc.stop === 'error' ? [rpc({ id: 1, error: { code: -32603, message: 'boom' } })] : [rpc({ id: 1, result: { stopReason: sc.stop } })]
+          sc.stop === 'none'
+            ? []
+            : sc.stop === 'error'
+              ? [rpc({ id: 1, error: { code: -32603, message: 'boom' } })]
+              : [rpc({ id: 1, result: { stopReason: sc.stop } })]
         const seq: Array<Record<string, unknown> | 'cancel'> = [
           ...(sc.oneWay ? [] : [rpc({ id: 1, method: 'session/prompt', params: { sessionId: 's', prompt: [] } })]),
           ...body,
@@ -169,7 +181,12 @@ describe('K23: cancels in every position (ACP, two-way and one-way logs)', () =>
         // a cancel counts when it comes after the turn is open (the prompt, or in a one-way log its first update)
         // and before its response
         const isResponse = (x: unknown): boolean => typeof x === 'object' && x !== null && 'id' in x && !('method' in x)
-        const isOpener = (x: unknown): boolean => typeof x === 'object' && x !== null && (sc.oneWay ? !isResponse(x) && !('method' in x && (x as { method: string }).method === 'session/cancel') : (x as { method?: unknown }).method === 'session/prompt')
+        const isOpener = (x: unknown): boolean =>
+          typeof x === 'object' &&
+          x !== null &&
+          (sc.oneWay
+            ? !isResponse(x) && !('method' in x && (x as { method: string }).method === 'session/cancel')
+            : (x as { method?: unknown }).method === 'session/prompt')
         let open = false
         let cancelled = false
         for (const x of seq) {
@@ -202,7 +219,21 @@ describe('Claude Code: half-written markers, notifications, error objects and re
     ...over,
   })
   const usage = { input_tokens: 1, output_tokens: 1 }
-  const STEPS = ['prompt', 'text', 'tool_use', 'tool_result', 'turn_duration', 'stop_hook', 'stop_hook_prevented', 'half_marker', 'bad_marker', 'notification', 'refusal', 'bedrock', 'repeat'] as const
+  const STEPS = [
+    'prompt',
+    'text',
+    'tool_use',
+    'tool_result',
+    'turn_duration',
+    'stop_hook',
+    'stop_hook_prevented',
+    'half_marker',
+    'bad_marker',
+    'notification',
+    'refusal',
+    'bedrock',
+    'repeat',
+  ] as const
   type Step = (typeof STEPS)[number]
   const record = (s: Step, i: number, last: string | null): string => {
     switch (s) {
@@ -211,7 +242,9 @@ describe('Claude Code: half-written markers, notifications, error objects and re
       case 'text':
         return J(env(i, { type: 'assistant', message: { id: `m${i}`, model: 'x', content: [{ type: 'text', text: 'done' }], usage } }))
       case 'tool_use':
-        return J(env(i, { type: 'assistant', message: { id: `m${i}`, model: 'x', content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: {} }], usage } }))
+        return J(
+          env(i, { type: 'assistant', message: { id: `m${i}`, model: 'x', content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: {} }], usage } }),
+        )
       case 'tool_result':
         return J(env(i, { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i - 1}`, content: 'ok' }] } }))
       case 'turn_duration':
@@ -245,7 +278,9 @@ describe('Claude Code: half-written markers, notifications, error objects and re
         })
         const runs = runLines('claude-code', lines)
         runs.forEach(sane)
-        const canAnswer = steps.some((s) => s === 'text') || steps.some((s, i) => s === 'tool_result' && steps.slice(i + 1).some((x) => x === 'turn_duration' || x === 'stop_hook'))
+        const canAnswer =
+          steps.some((s) => s === 'text') ||
+          steps.some((s, i) => s === 'tool_result' && steps.slice(i + 1).some((x) => x === 'turn_duration' || x === 'stop_hook'))
         if (!canAnswer) for (const r of runs) expect(r.ending.kind).not.toBe('answered')
         // a repeated record never doubles the text
         for (const r of runs) if (r.response !== null) expect(r.response.includes('done\n\ndone')).toBe(false)
@@ -265,13 +300,40 @@ describe('Claude Code: half-written markers, notifications, error objects and re
           const recs: Array<unknown> = [init]
           let prev: unknown = null
           steps.forEach((s, i) => {
-            if (s === 'text') recs.push((prev = { type: 'assistant', session_id: 'k', parent_tool_use_id: null, message: { id: `m${i}`, content: [{ type: 'text', text: 'x' }] } }))
-            else if (s === 'tool_use') recs.push((prev = { type: 'assistant', session_id: 'k', parent_tool_use_id: null, message: { id: `m${i}`, content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: {} }] } }))
-            else if (s === 'tool_result') recs.push({ type: 'user', session_id: 'k', parent_tool_use_id: null, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i - 1}`, content: 'ok' }] } })
+            if (s === 'text')
+              recs.push(
+                (prev = { type: 'assistant', session_id: 'k', parent_tool_use_id: null, message: { id: `m${i}`, content: [{ type: 'text', text: 'x' }] } }),
+              )
+            else if (s === 'tool_use')
+              recs.push(
+                (prev = {
+                  type: 'assistant',
+                  session_id: 'k',
+                  parent_tool_use_id: null,
+                  message: { id: `m${i}`, content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: {} }] },
+                }),
+              )
+            else if (s === 'tool_result')
+              recs.push({
+                type: 'user',
+                session_id: 'k',
+                parent_tool_use_id: null,
+                message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i - 1}`, content: 'ok' }] },
+              })
             else if (prev !== null) recs.push(prev)
           })
-          const lastBlock = [...recs].reverse().find((r) => (r as { type?: string }).type === 'assistant') as { message: { content: Array<{ type: string }> } } | undefined
-          recs.push({ type: 'result', subtype: 'success', is_error: false, num_turns: 1, session_id: 'k', ...(text !== undefined ? { result: text } : {}), ...(stop !== undefined ? { stop_reason: stop } : {}) })
+          const lastBlock = [...recs].reverse().find((r) => (r as { type?: string }).type === 'assistant') as
+            | { message: { content: Array<{ type: string }> } }
+            | undefined
+          recs.push({
+            type: 'result',
+            subtype: 'success',
+            is_error: false,
+            num_turns: 1,
+            session_id: 'k',
+            ...(text !== undefined ? { result: text } : {}),
+            ...(stop !== undefined ? { stop_reason: stop } : {}),
+          })
           const runs = runLines('claude-code', recs.map(J))
           runs.forEach(sane)
           const onToolUse = stop === 'tool_use' || lastBlock?.message.content[0]?.type === 'tool_use'

@@ -46,7 +46,13 @@ const cli = async (input: string): Promise<{ code: number; runs: Array<RunResult
   process.chdir(repoRoot)
   try {
     const r = await runCli(['replay', '--json', input])
-    return { code: r.code, runs: r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunResult) }
+    return {
+      code: r.code,
+      runs: r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as RunResult),
+    }
   } finally {
     process.chdir(prev)
   }
@@ -179,7 +185,12 @@ describe('2. K18: a success result on an unanswered tool call is not answered', 
   it('the tool results delivered but no continuation (stop_reason tool_use, empty result) → unfinished (tool_result)', () => {
     const recs = linesOf(fx('claude-code-stream-json', 'success-on-unanswered-tool-call.jsonl'))
     const res = recs.pop() as Record<string, unknown>
-    const delivered = { type: 'user', message: { role: 'user', content: [{ tool_use_id: 'toolu_01Write', type: 'tool_result', content: 'File created' }] }, parent_tool_use_id: null, session_id: res['session_id'] }
+    const delivered = {
+      type: 'user',
+      message: { role: 'user', content: [{ tool_use_id: 'toolu_01Write', type: 'tool_result', content: 'File created' }] },
+      parent_tool_use_id: null,
+      session_id: res['session_id'],
+    }
     const r = only(runsOf('claude-code', [...recs, delivered, res]))
     expect(r.ending).toEqual({ kind: 'unfinished', lastEventType: 'tool_result' })
     expect(r.response).toBeNull()
@@ -217,7 +228,10 @@ describe('3. K19: the response is the whole final message, not the part the resu
 describe('4. K23: a cancel answered by a normal stop reason is stopped by the caller', () => {
   const rpc = (o: Record<string, unknown>): Record<string, unknown> => ({ jsonrpc: '2.0', ...o })
   const prompt = rpc({ id: 2, method: 'session/prompt', params: { sessionId: 's', prompt: [{ type: 'text', text: 'go' }] } })
-  const chunk = rpc({ method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'partial' } } } })
+  const chunk = rpc({
+    method: 'session/update',
+    params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'partial' } } },
+  })
   const cancel = rpc({ method: 'session/cancel', params: { sessionId: 's' } })
   const answer = (stopReason: string): Record<string, unknown> => rpc({ id: 2, result: { stopReason } })
 
@@ -263,7 +277,15 @@ describe('4. K23: a cancel answered by a normal stop reason is stopped by the ca
     expect(r.response).toBeNull()
   })
   it('AI SDK fullStream: abort, then finish length → stopped (not cut off)', () => {
-    const r = only(runsOf('ai-sdk', [{ type: 'start' }, { type: 'start-step' }, { type: 'text-delta', id: 't', text: 'Roses are' }, { type: 'abort' }, { type: 'finish', finishReason: 'length' }]))
+    const r = only(
+      runsOf('ai-sdk', [
+        { type: 'start' },
+        { type: 'start-step' },
+        { type: 'text-delta', id: 't', text: 'Roses are' },
+        { type: 'abort' },
+        { type: 'finish', finishReason: 'length' },
+      ]),
+    )
     expect(r.ending).toEqual({ kind: 'stopped', by: 'caller' })
     expect(r.finishReason).toBe('length')
     expect(r.response).toBeNull()
@@ -336,7 +358,11 @@ describe('6. K24: a Codex steer message belongs to the running turn', () => {
     const next = [
       { timestamp: '2026-08-03T10:49:05.000Z', type: 'event_msg', payload: { type: 'task_started', turn_id: '019fc73d-d000-7a00-8b10-4b5c6d7e8f03' } },
       { timestamp: '2026-08-03T10:49:06.000Z', type: 'event_msg', payload: { type: 'agent_message', message: 'Kept the old names.' } },
-      { timestamp: '2026-08-03T10:49:06.100Z', type: 'event_msg', payload: { type: 'task_complete', turn_id: '019fc73d-d000-7a00-8b10-4b5c6d7e8f03', last_agent_message: 'Kept the old names.' } },
+      {
+        timestamp: '2026-08-03T10:49:06.100Z',
+        type: 'event_msg',
+        payload: { type: 'task_complete', turn_id: '019fc73d-d000-7a00-8b10-4b5c6d7e8f03', last_agent_message: 'Kept the old names.' },
+      },
     ]
     const runs = runsOf('codex', [...lines, ...next])
     expect(runs.map((r) => r.ending)).toEqual([{ kind: 'unfinished', lastEventType: 'function_call' }, { kind: 'answered' }])
@@ -345,9 +371,17 @@ describe('6. K24: a Codex steer message belongs to the running turn', () => {
   it('a message that replaced the running turn (turn_aborted replaced) is the next run’s prompt', () => {
     const lines = linesOf(STEER).slice(0, 7)
     const next = [
-      { timestamp: '2026-08-03T10:49:04.100Z', type: 'event_msg', payload: { type: 'turn_aborted', turn_id: '019fc73d-bd60-7a00-8b10-4b5c6d7e8f02', reason: 'replaced' } },
+      {
+        timestamp: '2026-08-03T10:49:04.100Z',
+        type: 'event_msg',
+        payload: { type: 'turn_aborted', turn_id: '019fc73d-bd60-7a00-8b10-4b5c6d7e8f02', reason: 'replaced' },
+      },
       { timestamp: '2026-08-03T10:49:05.000Z', type: 'event_msg', payload: { type: 'task_started', turn_id: '019fc73d-d000-7a00-8b10-4b5c6d7e8f03' } },
-      { timestamp: '2026-08-03T10:49:06.100Z', type: 'event_msg', payload: { type: 'task_complete', turn_id: '019fc73d-d000-7a00-8b10-4b5c6d7e8f03', last_agent_message: 'Done.' } },
+      {
+        timestamp: '2026-08-03T10:49:06.100Z',
+        type: 'event_msg',
+        payload: { type: 'task_complete', turn_id: '019fc73d-d000-7a00-8b10-4b5c6d7e8f03', last_agent_message: 'Done.' },
+      },
     ]
     const runs = runsOf('codex', [...lines, ...next])
     expect(runs.map((r) => r.ending)).toEqual([{ kind: 'stopped', by: 'caller', reason: 'replaced' }, { kind: 'answered' }])
@@ -381,7 +415,11 @@ describe('7. K25: a provider error object in place of an assistant message is fa
           type: 'assistant',
           session_id: 'b1',
           parent_tool_use_id: null,
-          message: { Output: { __type: 'com.amazon.coral.validate#ValidationException', message: 'messages: text content blocks must be non-empty' }, Version: '1.0', content: [] },
+          message: {
+            Output: { __type: 'com.amazon.coral.validate#ValidationException', message: 'messages: text content blocks must be non-empty' },
+            Version: '1.0',
+            content: [],
+          },
         },
       ]),
     )
@@ -424,8 +462,20 @@ describe('8. K26: the same assistant record written twice counts once', () => {
   })
   it('stream-json: a repeated record of the final message does not repeat its text', () => {
     const init = { type: 'system', subtype: 'init', session_id: 'd1', tools: [], model: 'm', claude_code_version: '2.1.0' }
-    const rec = { type: 'assistant', session_id: 'd1', parent_tool_use_id: null, message: { id: 'msg_d', model: 'm', content: [{ type: 'text', text: 'Once.' }], usage: { input_tokens: 2, output_tokens: 3 } } }
-    const r = only(runsOf('claude-code', [init, rec, { ...rec, uuid: 'other' }, { type: 'result', subtype: 'success', is_error: false, num_turns: 1, result: 'Once.', session_id: 'd1' }]))
+    const rec = {
+      type: 'assistant',
+      session_id: 'd1',
+      parent_tool_use_id: null,
+      message: { id: 'msg_d', model: 'm', content: [{ type: 'text', text: 'Once.' }], usage: { input_tokens: 2, output_tokens: 3 } },
+    }
+    const r = only(
+      runsOf('claude-code', [
+        init,
+        rec,
+        { ...rec, uuid: 'other' },
+        { type: 'result', subtype: 'success', is_error: false, num_turns: 1, result: 'Once.', session_id: 'd1' },
+      ]),
+    )
     expect(r.response).toBe('Once.')
     expect(r.usage.inputTokens).toBe(2)
     expect(r.usage.outputTokens).toBe(3)
@@ -435,21 +485,40 @@ describe('8. K26: the same assistant record written twice counts once', () => {
 // ---------------------------------------------------------------------------------------------------------------
 describe('9. K27: nothing priced is an unknown cost, never a complete $0 — in every format', () => {
   it('a Claude Code transcript prompt with no model output', () => {
-    const r = only(runsOf('claude-code', [{ type: 'user', sessionId: 'k27', uuid: 'u1', parentUuid: null, isSidechain: false, message: { role: 'user', content: 'hello?' } }]))
+    const r = only(
+      runsOf('claude-code', [
+        { type: 'user', sessionId: 'k27', uuid: 'u1', parentUuid: null, isSidechain: false, message: { role: 'user', content: 'hello?' } },
+      ]),
+    )
     expect(r.ending).toEqual({ kind: 'unfinished', lastEventType: 'user' })
     expect(r.cost).toEqual(NO_COST)
   })
   it('a Claude Code stream with no result and no message usage', () => {
-    const r = only(runsOf('claude-code', [{ type: 'system', subtype: 'init', session_id: 'k', tools: [], model: 'm', claude_code_version: '2.1.0' }, { type: 'user', session_id: 'k', parent_tool_use_id: null, message: { role: 'user', content: 'hi' } }]))
+    const r = only(
+      runsOf('claude-code', [
+        { type: 'system', subtype: 'init', session_id: 'k', tools: [], model: 'm', claude_code_version: '2.1.0' },
+        { type: 'user', session_id: 'k', parent_tool_use_id: null, message: { role: 'user', content: 'hi' } },
+      ]),
+    )
     expect(r.cost).toEqual(NO_COST)
   })
   it('ACP: a prompt turn without a cost update is a missing cost, not $0', () => {
-    const r = only(runsOf('acp', [{ jsonrpc: '2.0', id: 1, method: 'session/prompt', params: { sessionId: 's', prompt: [] } }, { jsonrpc: '2.0', id: 1, result: { stopReason: 'end_turn' } }]))
+    const r = only(
+      runsOf('acp', [
+        { jsonrpc: '2.0', id: 1, method: 'session/prompt', params: { sessionId: 's', prompt: [] } },
+        { jsonrpc: '2.0', id: 1, result: { stopReason: 'end_turn' } },
+      ]),
+    )
     expect(r.cost.totalUsd).toBeNull()
     expect(r.cost.complete).toBe(false)
   })
   it('Codex: a prompt with no token count', () => {
-    const r = only(runsOf('codex', [{ type: 'session_meta', payload: { id: 'c' } }, { type: 'event_msg', payload: { type: 'user_message', message: 'q' } }]))
+    const r = only(
+      runsOf('codex', [
+        { type: 'session_meta', payload: { id: 'c' } },
+        { type: 'event_msg', payload: { type: 'user_message', message: 'q' } },
+      ]),
+    )
     expect(r.cost).toEqual(NO_COST)
   })
 })
@@ -476,7 +545,11 @@ describe('10. Claude Code result usage without modelUsage (1.0.x) is the run’s
       usage: { input_tokens: 20, cache_creation_input_tokens: 4300, cache_read_input_tokens: 40000, output_tokens: 600 },
       result: 'again',
     }
-    const runs = runsOf('claude-code', [...recs, { type: 'user', session_id: res['session_id'], parent_tool_use_id: null, message: { role: 'user', content: 'more' } }, second])
+    const runs = runsOf('claude-code', [
+      ...recs,
+      { type: 'user', session_id: res['session_id'], parent_tool_use_id: null, message: { role: 'user', content: 'more' } },
+      second,
+    ])
     expect(runs).toHaveLength(2)
     expect(bucketsOf(runs[1] as RunResult)).toEqual({ inputTokens: 6, cacheReadTokens: 9000, cacheWriteTokens: 0, outputTokens: 80, reasoningTokens: 0 })
     expect(runs[1]?.cost.totalUsd).toBeCloseTo(0.0079, 10)
@@ -543,7 +616,11 @@ describe('12. record types and fields of current logs that change an ending, usa
   })
   const tx = (over: Record<string, unknown>): Record<string, unknown> => ({ sessionId: 't', parentUuid: null, isSidechain: false, ...over })
   const prompt = tx({ type: 'user', uuid: 'p', message: { role: 'user', content: 'q' } })
-  const said = tx({ type: 'assistant', uuid: 'a', message: { id: 'm', model: 'x', content: [{ type: 'text', text: 'Here is how to' }], usage: { input_tokens: 1, output_tokens: 2 } } })
+  const said = tx({
+    type: 'assistant',
+    uuid: 'a',
+    message: { id: 'm', model: 'x', content: [{ type: 'text', text: 'Here is how to' }], usage: { input_tokens: 1, output_tokens: 2 } },
+  })
   it('Claude Code system/api_refusal as the last word: cut off (refusal), the retracted text no answer', () => {
     const r = only(runsOf('claude-code', [prompt, said, tx({ type: 'system', subtype: 'api_refusal', uuid: 's', retractedMessageUuids: ['a'] })]))
     expect(r.ending).toEqual({ kind: 'cut_off', finishReason: 'refusal' })
@@ -551,7 +628,13 @@ describe('12. record types and fields of current logs that change an ending, usa
     expect(r.response).toBeNull()
   })
   it('Claude Code stop_hook_summary with preventedContinuation: stopped by the hook, its stop reason kept', () => {
-    const r = only(runsOf('claude-code', [prompt, said, tx({ type: 'system', subtype: 'stop_hook_summary', uuid: 's', preventedContinuation: true, stopReason: 'budget gate' })]))
+    const r = only(
+      runsOf('claude-code', [
+        prompt,
+        said,
+        tx({ type: 'system', subtype: 'stop_hook_summary', uuid: 's', preventedContinuation: true, stopReason: 'budget gate' }),
+      ]),
+    )
     expect(r.ending).toEqual({ kind: 'stopped', by: 'hook', reason: 'budget gate' })
     expect(r.response).toBeNull()
   })

@@ -36,7 +36,11 @@ describe('gemini corpus: every file replays to its expected ending', () => {
   it('the fixture folders hold exactly the corpus files listed', () => {
     const listed = Object.keys(EXPECTED).sort()
     const found = ['gemini-stream-json', 'gemini-session']
-      .flatMap((d) => readdirSync(path(d)).filter((f) => f.endsWith('.json') || f.endsWith('.jsonl')).map((f) => `${d}/${f}`))
+      .flatMap((d) =>
+        readdirSync(path(d))
+          .filter((f) => f.endsWith('.json') || f.endsWith('.jsonl'))
+          .map((f) => `${d}/${f}`),
+      )
       .sort()
     expect(found).toEqual(listed)
   })
@@ -143,7 +147,10 @@ describe('gemini-session corpus', () => {
         kind: 'failed',
         reason: 'error',
         phase: 'tool',
-        error: { message: 'Tool "write_file" not found in registry. Tools must use the exact names that are registered. Did you mean one of: "read_file", "web_fetch", "glob"?' },
+        error: {
+          message:
+            'Tool "write_file" not found in registry. Tools must use the exact names that are registered. Did you mean one of: "read_file", "web_fetch", "glob"?',
+        },
       })
       expect(r.inferred).toBe(true)
       expect(r.finishReason).toBeNull()

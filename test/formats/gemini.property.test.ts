@@ -53,7 +53,8 @@ const KNOWN_MESSAGES = new Set([
 ])
 
 /** A field value: usually a plausible one, sometimes any JSON value. */
-const value = <T>(plausible: fc.Arbitrary<T>): fc.Arbitrary<unknown> => fc.oneof({ weight: 4, arbitrary: plausible }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) })
+const value = <T>(plausible: fc.Arbitrary<T>): fc.Arbitrary<unknown> =>
+  fc.oneof({ weight: 4, arbitrary: plausible }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) })
 const count = fc.oneof(fc.nat({ max: 100_000 }), fc.constantFrom(-1, 1.5, Number.MAX_SAFE_INTEGER))
 const ids = fc.constantFrom('a', 'b', 'c', 'd', 'e')
 
@@ -65,7 +66,15 @@ const statsArb = fc.record(
     cached: value(count),
     input: value(count),
     duration_ms: value(count),
-    models: value(fc.dictionary(fc.constantFrom('m1', 'm2', '__proto__', 'constructor'), fc.record({ total_tokens: value(count), input_tokens: value(count), output_tokens: value(count), cached: value(count), input: value(count) }, { requiredKeys: [] }))),
+    models: value(
+      fc.dictionary(
+        fc.constantFrom('m1', 'm2', '__proto__', 'constructor'),
+        fc.record(
+          { total_tokens: value(count), input_tokens: value(count), output_tokens: value(count), cached: value(count), input: value(count) },
+          { requiredKeys: [] },
+        ),
+      ),
+    ),
   },
   { requiredKeys: [] },
 )
@@ -83,8 +92,15 @@ const streamRecord: fc.Arbitrary<Record<string, unknown>> = fc.record(
     tool_id: value(ids),
     status: value(fc.constantFrom('success', 'error', 'weird')),
     severity: value(fc.constantFrom('error', 'warning')),
-    message: value(fc.constantFrom('Maximum session turns exceeded', 'Loop detected, stopping execution', 'Agent execution blocked: x', 'MAX_TOKENS', 'SAFETY', 'boom')),
-    error: value(fc.record({ type: value(fc.constantFrom('FatalTurnLimitedError', 'FatalCancellationError', 'unknown', 'INVALID_STREAM')), message: value(fc.string()) }, { requiredKeys: [] })),
+    message: value(
+      fc.constantFrom('Maximum session turns exceeded', 'Loop detected, stopping execution', 'Agent execution blocked: x', 'MAX_TOKENS', 'SAFETY', 'boom'),
+    ),
+    error: value(
+      fc.record(
+        { type: value(fc.constantFrom('FatalTurnLimitedError', 'FatalCancellationError', 'unknown', 'INVALID_STREAM')), message: value(fc.string()) },
+        { requiredKeys: [] },
+      ),
+    ),
     stats: value(statsArb),
   },
   { requiredKeys: ['type'] },
@@ -117,7 +133,12 @@ const sessionMessage: fc.Arbitrary<Record<string, unknown>> = fc.record(
       ),
     ),
     model: value(fc.constantFrom('gemini-2.5-pro', 'm2')),
-    tokens: value(fc.record({ input: value(count), output: value(count), cached: value(count), thoughts: value(count), tool: value(count), total: value(count) }, { requiredKeys: [] })),
+    tokens: value(
+      fc.record(
+        { input: value(count), output: value(count), cached: value(count), thoughts: value(count), tool: value(count), total: value(count) },
+        { requiredKeys: [] },
+      ),
+    ),
     toolCalls: value(fc.array(value(toolCall), { maxLength: 3 })),
   },
   { requiredKeys: [] },
@@ -146,7 +167,10 @@ const input = fc.oneof(
 
 const document = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }),
-  fc.record({ sessionId: value(fc.string()), projectHash: value(fc.string()), messages: value(fc.array(value(sessionMessage), { maxLength: 12 })) }, { requiredKeys: [] }),
+  fc.record(
+    { sessionId: value(fc.string()), projectHash: value(fc.string()), messages: value(fc.array(value(sessionMessage), { maxLength: 12 })) },
+    { requiredKeys: [] },
+  ),
 )
 
 const wellFormed = (runs: ReadonlyArray<RunResult>): void => {
@@ -218,7 +242,16 @@ describe('gemini properties', () => {
     texts.forEach((t, i) => expect(reader.line(t, i + 1, false)).toBeUndefined())
     reader.end()
     expect(runs.map((r) => r.ending)).toEqual([{ kind: 'failed', reason: 'error' }])
-    const doc = readGeminiDocument({ sessionId: 's', messages: [{ id: 'u', type: 'user', content: deep }, { id: 'g', type: 'gemini', content: deep, tokens: deep, toolCalls: [{ status: 'awaiting_approval', id: 'c', name: 't', args: 1, result: deep }] }] }, { file: null })
+    const doc = readGeminiDocument(
+      {
+        sessionId: 's',
+        messages: [
+          { id: 'u', type: 'user', content: deep },
+          { id: 'g', type: 'gemini', content: deep, tokens: deep, toolCalls: [{ status: 'awaiting_approval', id: 'c', name: 't', args: 1, result: deep }] },
+        ],
+      },
+      { file: null },
+    )
     expect(doc.map((r) => r.ending.kind)).toEqual(['suspended'])
   })
 })

@@ -19,9 +19,30 @@ const toolResponse = (id: string, s: number, callId: string) => ({
   type: 'user',
   content: [{ functionResponse: { id: callId, name: 'tool', response: { output: 'ok' } } }],
 })
-const tokens = (input: number, output: number, cached = 0, thoughts = 0, tool = 0) => ({ input, output, cached, thoughts, tool, total: input + output + thoughts + tool })
-const call = (id: string, status: string, extra: Record<string, unknown> = {}) => ({ id, name: 'run_shell_command', args: { command: 'ls' }, status, timestamp: T(0), ...extra })
-const gemini = (id: string, s: number, content: unknown, extra: Record<string, unknown> = {}) => ({ id, timestamp: T(s), type: 'gemini', content, model: MODEL, ...extra })
+const tokens = (input: number, output: number, cached = 0, thoughts = 0, tool = 0) => ({
+  input,
+  output,
+  cached,
+  thoughts,
+  tool,
+  total: input + output + thoughts + tool,
+})
+const call = (id: string, status: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  name: 'run_shell_command',
+  args: { command: 'ls' },
+  status,
+  timestamp: T(0),
+  ...extra,
+})
+const gemini = (id: string, s: number, content: unknown, extra: Record<string, unknown> = {}) => ({
+  id,
+  timestamp: T(s),
+  type: 'gemini',
+  content,
+  model: MODEL,
+  ...extra,
+})
 
 /** Feeds `.jsonl` lines to a fresh gemini reader; no line may return a ProtocolError. */
 const readLines = (lines: ReadonlyArray<unknown>): Array<RunResult> => {
@@ -41,7 +62,9 @@ const only = (runs: ReadonlyArray<RunResult>): RunResult => {
 /** A `.jsonl` session: one answered run with a rewritten message, then a second run that a `$rewindTo` removes. */
 const LOG = [
   /* 1 */ meta(),
-  /* 2 */ { $set: { messages: [{ id: 'ctx', timestamp: T(0), type: 'user', content: [{ text: '<session_context>cwd=/x</session_context>' }] }], lastUpdated: T(0) } },
+  /* 2 */ {
+    $set: { messages: [{ id: 'ctx', timestamp: T(0), type: 'user', content: [{ text: '<session_context>cwd=/x</session_context>' }] }], lastUpdated: T(0) },
+  },
   /* 3 */ prompt('u1', 1, 'list the files'),
   /* 4 */ gemini('g1', 2, '', { toolCalls: [call('c1', 'success')] }),
   /* 5 */ gemini('g1', 2, '', { toolCalls: [call('c1', 'success')], tokens: tokens(1000, 10, 400, 50) }),
@@ -84,12 +107,21 @@ describe('gemini .jsonl session: $set and $rewindTo', () => {
   })
 
   it('$rewindTo a model message mid-run reopens that run at the tool results: unfinished', () => {
-    const r = only(readLines([meta(), prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [call('c1', 'success')] }), toolResponse('r1', 3, 'c1'), gemini('g2', 4, 'done'), { $rewindTo: 'g2' }]))
+    const r = only(
+      readLines([
+        meta(),
+        prompt('u1', 1),
+        gemini('g1', 2, '', { toolCalls: [call('c1', 'success')] }),
+        toolResponse('r1', 3, 'c1'),
+        gemini('g2', 4, 'done'),
+        { $rewindTo: 'g2' },
+      ]),
+    )
     expect(r.ending).toEqual({ kind: 'unfinished', lastEventType: 'user' })
     expect(r.response).toBeNull()
   })
 
-  it('$rewindTo an unknown id drops every message (as gemini-cli\'s loader does), with a diagnostic', () => {
+  it("$rewindTo an unknown id drops every message (as gemini-cli's loader does), with a diagnostic", () => {
     expect(only(readLines([meta(), prompt('u1', 1), gemini('g1', 2, 'hi'), { $rewindTo: 'nope' }]))).toMatchObject({
       ending: { kind: 'unfinished' },
       inferred: false,
@@ -111,7 +143,16 @@ describe('gemini .jsonl session: $set and $rewindTo', () => {
   })
 
   it('a message rewritten after a later one keeps its place; the run spans from its first to its last line', () => {
-    const r = only(readLines([meta(), prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [call('c1', 'success')] }), toolResponse('r1', 3, 'c1'), gemini('g2', 4, 'done'), gemini('g1', 5, '', { toolCalls: [call('c1', 'success')], tokens: tokens(10, 1) })]))
+    const r = only(
+      readLines([
+        meta(),
+        prompt('u1', 1),
+        gemini('g1', 2, '', { toolCalls: [call('c1', 'success')] }),
+        toolResponse('r1', 3, 'c1'),
+        gemini('g2', 4, 'done'),
+        gemini('g1', 5, '', { toolCalls: [call('c1', 'success')], tokens: tokens(10, 1) }),
+      ]),
+    )
     expect(r.ending).toEqual({ kind: 'answered' })
     expect(r.response).toBe('done')
     expect(r.source).toEqual({ file: 'session.jsonl', firstLine: 2, lastLine: 6 })
@@ -160,23 +201,47 @@ describe('gemini session: inferred endings', () => {
   it('nothing after the prompt → unfinished', () => {
     expect(only(readDoc([prompt('u1', 1)])).ending).toEqual({ kind: 'unfinished', lastEventType: 'user' })
     // info / warning messages decide nothing.
-    expect(only(readDoc([prompt('u1', 1), { id: 'i', timestamp: T(2), type: 'info', content: 'Request cancelled.' }])).ending).toEqual({ kind: 'unfinished', lastEventType: 'user' })
+    expect(only(readDoc([prompt('u1', 1), { id: 'i', timestamp: T(2), type: 'info', content: 'Request cancelled.' }])).ending).toEqual({
+      kind: 'unfinished',
+      lastEventType: 'user',
+    })
   })
 
   it('an empty gemini message, or tool calls that all succeeded with no reply after → unfinished', () => {
     expect(only(readDoc([prompt('u1', 1), gemini('g1', 2, '')])).ending).toEqual({ kind: 'unfinished', lastEventType: 'gemini' })
-    expect(only(readDoc([prompt('u1', 1), gemini('g1', 2, 'I will look', { toolCalls: [call('c1', 'success')] })])).ending).toEqual({ kind: 'unfinished', lastEventType: 'gemini' })
-    expect(only(readDoc([prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [call('c1', 'executing')] })])).ending).toEqual({ kind: 'unfinished', lastEventType: 'gemini' })
+    expect(only(readDoc([prompt('u1', 1), gemini('g1', 2, 'I will look', { toolCalls: [call('c1', 'success')] })])).ending).toEqual({
+      kind: 'unfinished',
+      lastEventType: 'gemini',
+    })
+    expect(only(readDoc([prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [call('c1', 'executing')] })])).ending).toEqual({
+      kind: 'unfinished',
+      lastEventType: 'gemini',
+    })
   })
 
-  it('a tool call left in error with nothing after → failed, phase tool, with the tool\'s error', () => {
-    const err = call('c1', 'error', { result: [{ functionResponse: { id: 'c1', name: 'run_shell_command', response: { error: 'permission denied' } } }], resultDisplay: 'shown' })
-    expect(only(readDoc([prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [err] })])).ending).toEqual({ kind: 'failed', reason: 'error', phase: 'tool', error: { message: 'permission denied' } })
+  it("a tool call left in error with nothing after → failed, phase tool, with the tool's error", () => {
+    const err = call('c1', 'error', {
+      result: [{ functionResponse: { id: 'c1', name: 'run_shell_command', response: { error: 'permission denied' } } }],
+      resultDisplay: 'shown',
+    })
+    expect(only(readDoc([prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [err] })])).ending).toEqual({
+      kind: 'failed',
+      reason: 'error',
+      phase: 'tool',
+      error: { message: 'permission denied' },
+    })
     // Newer builds also record the tool response as a user message; it does not hide the error.
-    expect(only(readDoc([prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [err] }), toolResponse('r1', 3, 'c1')])).ending).toMatchObject({ kind: 'failed', phase: 'tool' })
+    expect(only(readDoc([prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [err] }), toolResponse('r1', 3, 'c1')])).ending).toMatchObject({
+      kind: 'failed',
+      phase: 'tool',
+    })
     // resultDisplay when the result carries no error text; a fixed phrase when neither does.
-    expect(only(readDoc([prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [call('c1', 'error', { resultDisplay: 'shown' })] })])).ending).toMatchObject({ error: { message: 'shown' } })
-    expect(only(readDoc([prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [call('c1', 'error')] })])).ending).toMatchObject({ error: { message: 'a tool call failed' } })
+    expect(only(readDoc([prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [call('c1', 'error', { resultDisplay: 'shown' })] })])).ending).toMatchObject({
+      error: { message: 'shown' },
+    })
+    expect(only(readDoc([prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [call('c1', 'error')] })])).ending).toMatchObject({
+      error: { message: 'a tool call failed' },
+    })
   })
 
   it('a cancelled tool call with nothing after → stopped by caller (K8), even next to a failed one', () => {
@@ -186,8 +251,16 @@ describe('gemini session: inferred endings', () => {
   })
 
   it('a tool call awaiting approval with nothing after → suspended with that call pending (K5)', () => {
-    const r = only(readDoc([prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [call('c1', 'success'), call('c9', 'awaiting_approval', { args: { command: 'rm -rf build' } })] })]))
-    expect(r.ending).toEqual({ kind: 'suspended', pending: [{ id: 'c9', kind: 'approval', toolName: 'run_shell_command', arguments: { command: 'rm -rf build' } }] })
+    const r = only(
+      readDoc([
+        prompt('u1', 1),
+        gemini('g1', 2, '', { toolCalls: [call('c1', 'success'), call('c9', 'awaiting_approval', { args: { command: 'rm -rf build' } })] }),
+      ]),
+    )
+    expect(r.ending).toEqual({
+      kind: 'suspended',
+      pending: [{ id: 'c9', kind: 'approval', toolName: 'run_shell_command', arguments: { command: 'rm -rf build' } }],
+    })
   })
 
   it('an error message last → failed with its text', () => {
@@ -197,7 +270,14 @@ describe('gemini session: inferred endings', () => {
   })
 
   it('earlier tool errors and cancellations do not decide a run a later answer ends', () => {
-    const r = only(readDoc([prompt('u1', 1), gemini('g1', 2, '', { toolCalls: [call('c1', 'error')] }), gemini('g2', 3, '', { toolCalls: [call('c2', 'cancelled')] }), gemini('g3', 4, 'Here it is.')]))
+    const r = only(
+      readDoc([
+        prompt('u1', 1),
+        gemini('g1', 2, '', { toolCalls: [call('c1', 'error')] }),
+        gemini('g2', 3, '', { toolCalls: [call('c2', 'cancelled')] }),
+        gemini('g3', 4, 'Here it is.'),
+      ]),
+    )
     expect(r.ending).toEqual({ kind: 'answered' })
     expect(r.response).toBe('Here it is.')
   })

@@ -18,7 +18,16 @@ const toolResult = (id: string, status = 'success', s = 4) => ({ type: 'tool_res
 const error = (severity: string, message: string, s = 5) => ({ type: 'error', timestamp: T(s), severity, message })
 const stats = (models: Record<string, Record<string, number>>, duration = 1000) => {
   const sum = (k: string) => Object.values(models).reduce((a, m) => a + (m[k] ?? 0), 0)
-  return { total_tokens: sum('total_tokens'), input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cached: sum('cached'), input: sum('input'), duration_ms: duration, tool_calls: 0, models }
+  return {
+    total_tokens: sum('total_tokens'),
+    input_tokens: sum('input_tokens'),
+    output_tokens: sum('output_tokens'),
+    cached: sum('cached'),
+    input: sum('input'),
+    duration_ms: duration,
+    tool_calls: 0,
+    models,
+  }
 }
 const result = (status: string, extra: Record<string, unknown> = {}, s = 9) => ({ type: 'result', timestamp: T(s), status, ...extra })
 
@@ -55,7 +64,7 @@ describe('gemini stream-json: result endings', () => {
     expect(r.response).toBe('final')
   })
 
-  it('FatalTurnLimitedError → limit max_turns, not the last step\'s reason (K3)', () => {
+  it("FatalTurnLimitedError → limit max_turns, not the last step's reason (K3)", () => {
     const r = only(
       read([
         init(),
@@ -85,12 +94,18 @@ describe('gemini stream-json: result endings', () => {
 
   it('any other error type → failed with { message, name: type }', () => {
     const r = only(read([init(), user(), result('error', { error: { type: 'FatalToolExecutionError', message: 'Error executing tool write_file: denied' } })]))
-    expect(r.ending).toEqual({ kind: 'failed', reason: 'error', error: { message: 'Error executing tool write_file: denied', name: 'FatalToolExecutionError' } })
+    expect(r.ending).toEqual({
+      kind: 'failed',
+      reason: 'error',
+      error: { message: 'Error executing tool write_file: denied', name: 'FatalToolExecutionError' },
+    })
     expect(r.response).toBeNull()
   })
 
   it('an error object beats a success status (SPEC §2 rule 4, K6): failed, response null', () => {
-    const r = only(read([init(), user(), said('Credit balance is too low'), result('success', { error: { type: 'ApiError', message: 'Credit balance is too low' } })]))
+    const r = only(
+      read([init(), user(), said('Credit balance is too low'), result('success', { error: { type: 'ApiError', message: 'Credit balance is too low' } })]),
+    )
     expect(r.ending).toEqual({ kind: 'failed', reason: 'error', error: { message: 'Credit balance is too low', name: 'ApiError' } })
     expect(r.response).toBeNull()
   })
@@ -211,14 +226,26 @@ describe('gemini stream-json: usage from stats', () => {
     // input_tokens 1000 = input 700 + cached 300; thinking = 1500 − 1000 − 200 = 300.
     const s = stats({ 'gemini-2.5-pro': { total_tokens: 1500, input_tokens: 1000, output_tokens: 200, cached: 300, input: 700 } }, 4321)
     const r = only(read([init(), user(), said('ok'), result('success', { stats: s })]))
-    expect(r.usage.byModel['gemini-2.5-pro']).toEqual({ inputTokens: 700, cacheReadTokens: 300, cacheWriteTokens: 0, outputTokens: 500, reasoningTokens: 300, costUsd: null })
+    expect(r.usage.byModel['gemini-2.5-pro']).toEqual({
+      inputTokens: 700,
+      cacheReadTokens: 300,
+      cacheWriteTokens: 0,
+      outputTokens: 500,
+      reasoningTokens: 300,
+      costUsd: null,
+    })
     expect(r.usage).toMatchObject({ inputTokens: 700, cacheReadTokens: 300, outputTokens: 500, reasoningTokens: 300 })
     expect(r.durationMs).toBe(4321)
     expect(r.cost).toEqual({ totalUsd: null, complete: false, missing: 1 })
   })
 
   it('without `input`, the uncached input is input_tokens − cached', () => {
-    const s = { total_tokens: 130, input_tokens: 100, output_tokens: 30, models: { m: { total_tokens: 130, input_tokens: 100, output_tokens: 30, cached: 40 } } }
+    const s = {
+      total_tokens: 130,
+      input_tokens: 100,
+      output_tokens: 30,
+      models: { m: { total_tokens: 130, input_tokens: 100, output_tokens: 30, cached: 40 } },
+    }
     const r = only(read([init(), user(), said('ok'), result('success', { stats: s })]))
     expect(r.usage.byModel['m']).toMatchObject({ inputTokens: 60, cacheReadTokens: 40, outputTokens: 30, reasoningTokens: 0 })
   })
@@ -249,7 +276,13 @@ describe('gemini stream-json: usage from stats', () => {
 
   it('two results of one process: the second is differenced, running totals are never summed (K11)', () => {
     const s1 = stats({ m: { total_tokens: 110, input_tokens: 100, output_tokens: 10, cached: 20, input: 80 } }, 1000)
-    const s2 = stats({ m: { total_tokens: 330, input_tokens: 300, output_tokens: 25, cached: 120, input: 180 }, n: { total_tokens: 7, input_tokens: 5, output_tokens: 2, cached: 0, input: 5 } }, 2500)
+    const s2 = stats(
+      {
+        m: { total_tokens: 330, input_tokens: 300, output_tokens: 25, cached: 120, input: 180 },
+        n: { total_tokens: 7, input_tokens: 5, output_tokens: 2, cached: 0, input: 5 },
+      },
+      2500,
+    )
     const runs = read([init(), user(), said('1'), result('success', { stats: s1 }), user('again'), said('2'), result('success', { stats: s2 })])
     expect(runs).toHaveLength(2)
     expect(runs[1]?.usage.byModel).toEqual({
@@ -260,14 +293,27 @@ describe('gemini stream-json: usage from stats', () => {
     expect(runs[1]?.durationMs).toBe(1500)
   })
 
-  it('a result without stats leaves the process\'s last duration as it was: the next one is differenced against it', () => {
-    const runs = read([init(), user(), said('1'), result('success', { stats: { duration_ms: 1000 } }), user('b'), said('2'), result('success'), user('c'), said('3'), result('success', { stats: { duration_ms: 2500 } })])
+  it("a result without stats leaves the process's last duration as it was: the next one is differenced against it", () => {
+    const runs = read([
+      init(),
+      user(),
+      said('1'),
+      result('success', { stats: { duration_ms: 1000 } }),
+      user('b'),
+      said('2'),
+      result('success'),
+      user('c'),
+      said('3'),
+      result('success', { stats: { duration_ms: 2500 } }),
+    ])
     // the second run has no duration of its own: the span of its record times (1 s → 9 s)
     expect(runs.map((r) => r.durationMs)).toEqual([1000, 8000, 1500])
   })
 
   it('figures whose output + thinking would pass 2^53−1 leave that model out, with a diagnostic', () => {
-    const s = { models: { big: { total_tokens: Number.MAX_SAFE_INTEGER, input_tokens: 0, output_tokens: 0, cached: 0, input: 0 }, huge: { total_tokens: 2 ** 60 } } }
+    const s = {
+      models: { big: { total_tokens: Number.MAX_SAFE_INTEGER, input_tokens: 0, output_tokens: 0, cached: 0, input: 0 }, huge: { total_tokens: 2 ** 60 } },
+    }
     const r = only(read([init(), user(), said('ok'), result('success', { stats: s })]))
     expect(Object.keys(r.usage.byModel)).toEqual(['big'])
     expect(r.usage).toMatchObject({ outputTokens: Number.MAX_SAFE_INTEGER, reasoningTokens: Number.MAX_SAFE_INTEGER })
@@ -284,7 +330,9 @@ describe('gemini stream-json: usage from stats', () => {
 
 describe('gemini stream-json: late records and bad records', () => {
   it('a second result with nothing new keeps the first ending; it is a diagnostic of that run (K7)', () => {
-    const r = only(read([init(), user(), said('the answer'), result('success'), 'Error: exiting', result('error', { error: { type: 'Error', message: 'late' } })]))
+    const r = only(
+      read([init(), user(), said('the answer'), result('success'), 'Error: exiting', result('error', { error: { type: 'Error', message: 'late' } })]),
+    )
     expect(r.ending).toEqual({ kind: 'answered' })
     expect(r.response).toBe('the answer')
     expect(r.diagnostics).toEqual([
@@ -351,7 +399,10 @@ describe('gemini stream-json: live', () => {
     const { out, notes, at } = live([init(), user(), said('the answer'), result('success'), error('error', 'shutdown failed'), result('error')])
     expect(at).toEqual([0, 0, 0, 1, 1, 1])
     expect(out.map((r) => [r.ending.kind, r.response])).toEqual([['answered', 'the answer']])
-    expect(notes).toEqual(["5: an error record after the run's result was kept as a diagnostic", '6: ignored a further result record for a run that already has one'])
+    expect(notes).toEqual([
+      "5: an error record after the run's result was kept as a diagnostic",
+      '6: ignored a further result record for a run that already has one',
+    ])
   })
 
   it('the next prompt after a handed-out run starts a new run', () => {
@@ -366,7 +417,12 @@ describe('gemini stream-json: live', () => {
 describe('gemini stream-json: detection', () => {
   it('sniffLines recognises stream-json with stdout noise lines, and not other shapes', () => {
     expect(geminiFormat.sniffLines?.([undefined, init(), user(), said('x')])).toBe(1)
-    expect(geminiFormat.sniffLines?.([{ type: 'system', subtype: 'init', session_id: 'x' }, { type: 'result', subtype: 'success', is_error: false }])).toBe(0)
+    expect(
+      geminiFormat.sniffLines?.([
+        { type: 'system', subtype: 'init', session_id: 'x' },
+        { type: 'result', subtype: 'success', is_error: false },
+      ]),
+    ).toBe(0)
     expect(geminiFormat.sniffLines?.([{ type: 'message', role: 'assistant', content: [{ type: 'output_text' }] }])).toBe(0)
     expect(geminiFormat.sniffLines?.([undefined, undefined])).toBe(0)
   })

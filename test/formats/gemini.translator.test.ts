@@ -26,7 +26,10 @@ const STREAM_FILES = filesOf('gemini-stream-json')
 const SESSION_FILES = filesOf('gemini-session')
 
 /** One input step: a parsed record at a line, a non-JSON line, or a whole document. */
-type Step = { readonly kind: 'record'; readonly value: unknown; readonly line?: number } | { readonly kind: 'text'; readonly text: string; readonly line?: number; readonly unterminated?: boolean } | { readonly kind: 'document'; readonly doc: unknown }
+type Step =
+  | { readonly kind: 'record'; readonly value: unknown; readonly line?: number }
+  | { readonly kind: 'text'; readonly text: string; readonly line?: number; readonly unterminated?: boolean }
+  | { readonly kind: 'document'; readonly doc: unknown }
 
 /** The steps of a log as a line reader sees it: each non-blank line parsed, or kept as text when it is not JSON. */
 const stepsOfLines = (text: string): Array<Step> => {
@@ -109,7 +112,9 @@ describe('gemini translator: the fixtures through the pipeline equal replayFile'
       const runs = foldAll(steps, { file })
       const fromDoc = await replayFile(file, { format: 'gemini' })
       // the same runs; the line-based log gives each run its lines
-      expect(runs.map((r) => [r.ending, r.response, r.usage, r.turns, r.toolCalls, r.sessionId, r.inferred])).toEqual(fromDoc.map((r) => [r.ending, r.response, r.usage, r.turns, r.toolCalls, r.sessionId, r.inferred]))
+      expect(runs.map((r) => [r.ending, r.response, r.usage, r.turns, r.toolCalls, r.sessionId, r.inferred])).toEqual(
+        fromDoc.map((r) => [r.ending, r.response, r.usage, r.turns, r.toolCalls, r.sessionId, r.inferred]),
+      )
       expect(runs.every((r) => r.source?.firstLine !== null)).toBe(true)
     })
   }
@@ -118,7 +123,8 @@ describe('gemini translator: the fixtures through the pipeline equal replayFile'
 // ---- arbitrary logs --------------------------------------------------------------------------------------
 
 const T = (s: number): string => new Date(Date.UTC(2026, 0, 1, 10, 0, s)).toISOString()
-const value = <A>(plausible: fc.Arbitrary<A>): fc.Arbitrary<unknown> => fc.oneof({ weight: 6, arbitrary: plausible }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) })
+const value = <A>(plausible: fc.Arbitrary<A>): fc.Arbitrary<unknown> =>
+  fc.oneof({ weight: 6, arbitrary: plausible }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) })
 const count = fc.oneof(fc.nat({ max: 5000 }), fc.constantFrom(-1, 1.5))
 const ids = fc.constantFrom('a', 'b', 'c', 'd', '__proto__')
 
@@ -130,28 +136,61 @@ const statsArb = fc.record(
     cached: value(count),
     input: value(count),
     duration_ms: value(count),
-    models: value(fc.dictionary(fc.constantFrom('m1', 'm2', '__proto__'), fc.record({ total_tokens: count, input_tokens: count, output_tokens: count, cached: count }, { requiredKeys: [] }))),
+    models: value(
+      fc.dictionary(
+        fc.constantFrom('m1', 'm2', '__proto__'),
+        fc.record({ total_tokens: count, input_tokens: count, output_tokens: count, cached: count }, { requiredKeys: [] }),
+      ),
+    ),
   },
   { requiredKeys: [] },
 )
 
 const streamRecordArb: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
-  fc.record({ type: fc.constant('init'), timestamp: fc.nat(60).map(T), session_id: value(ids), model: value(fc.constantFrom('m1', 'gemini-2.5-pro')) }, { requiredKeys: ['type'] }),
-  fc.record({ type: fc.constant('message'), timestamp: fc.nat(60).map(T), role: value(fc.constantFrom('user', 'assistant')), content: value(fc.string({ maxLength: 5 })), delta: fc.boolean() }, { requiredKeys: ['type', 'role', 'content'] }),
-  fc.record({ type: fc.constant('tool_use'), timestamp: fc.nat(60).map(T), tool_name: value(fc.constantFrom('ls', 'read')), tool_id: ids }, { requiredKeys: ['type'] }),
-  fc.record({ type: fc.constant('tool_result'), timestamp: fc.nat(60).map(T), tool_id: ids, status: value(fc.constantFrom('success', 'error')) }, { requiredKeys: ['type'] }),
+  fc.record(
+    { type: fc.constant('init'), timestamp: fc.nat(60).map(T), session_id: value(ids), model: value(fc.constantFrom('m1', 'gemini-2.5-pro')) },
+    { requiredKeys: ['type'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('message'),
+      timestamp: fc.nat(60).map(T),
+      role: value(fc.constantFrom('user', 'assistant')),
+      content: value(fc.string({ maxLength: 5 })),
+      delta: fc.boolean(),
+    },
+    { requiredKeys: ['type', 'role', 'content'] },
+  ),
+  fc.record(
+    { type: fc.constant('tool_use'), timestamp: fc.nat(60).map(T), tool_name: value(fc.constantFrom('ls', 'read')), tool_id: ids },
+    { requiredKeys: ['type'] },
+  ),
+  fc.record(
+    { type: fc.constant('tool_result'), timestamp: fc.nat(60).map(T), tool_id: ids, status: value(fc.constantFrom('success', 'error')) },
+    { requiredKeys: ['type'] },
+  ),
   fc.record({
     type: fc.constant('error'),
     timestamp: fc.nat(60).map(T),
     severity: value(fc.constantFrom('error', 'warning')),
-    message: value(fc.constantFrom('Maximum session turns exceeded', 'Loop detected, stopping execution', 'Agent execution blocked: x', 'MAX_TOKENS', 'SAFETY', 'boom')),
+    message: value(
+      fc.constantFrom('Maximum session turns exceeded', 'Loop detected, stopping execution', 'Agent execution blocked: x', 'MAX_TOKENS', 'SAFETY', 'boom'),
+    ),
   }),
   fc.record(
     {
       type: fc.constant('result'),
       timestamp: fc.nat(60).map(T),
       status: value(fc.constantFrom('success', 'error', 'weird')),
-      error: value(fc.record({ type: value(fc.constantFrom('FatalTurnLimitedError', 'FatalCancellationError', 'unknown', 'INVALID_STREAM')), message: fc.string({ maxLength: 5 }) }, { requiredKeys: [] })),
+      error: value(
+        fc.record(
+          {
+            type: value(fc.constantFrom('FatalTurnLimitedError', 'FatalCancellationError', 'unknown', 'INVALID_STREAM')),
+            message: fc.string({ maxLength: 5 }),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
       stats: value(statsArb),
     },
     { requiredKeys: ['type', 'status'] },
@@ -161,7 +200,14 @@ const streamRecordArb: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
 const noiseArb = fc.constantFrom('YOLO mode is enabled.', 'TerminalQuotaError: quota', '    code: 429,', 'at main (x.js:1:1)', '{"type":"message","role":"assi')
 
 const streamSteps: fc.Arbitrary<Array<Step>> = fc
-  .array(fc.oneof({ weight: 6, arbitrary: streamRecordArb.map((value): Omit<Step & { kind: 'record' }, 'line'> => ({ kind: 'record', value })) }, { weight: 1, arbitrary: noiseArb.map((text) => ({ kind: 'text' as const, text })) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }).map((value) => ({ kind: 'record' as const, value })) }), { maxLength: 25 })
+  .array(
+    fc.oneof(
+      { weight: 6, arbitrary: streamRecordArb.map((value): Omit<Step & { kind: 'record' }, 'line'> => ({ kind: 'record', value })) },
+      { weight: 1, arbitrary: noiseArb.map((text) => ({ kind: 'text' as const, text })) },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }).map((value) => ({ kind: 'record' as const, value })) },
+    ),
+    { maxLength: 25 },
+  )
   .map((xs) => xs.map((x, i) => ({ ...x, line: i + 1 }) as Step))
 
 const call = fc.record(
@@ -180,7 +226,12 @@ const sessionMessageArb = fc.record(
     id: ids,
     timestamp: fc.nat(60).map(T),
     type: value(fc.constantFrom('user', 'gemini', 'info', 'error', 'warning')),
-    content: fc.oneof(fc.string({ maxLength: 4 }), fc.constant([{ text: 'hi' }]), fc.constant([{ functionResponse: { id: 'a', name: 'x', response: {} } }]), fc.constant('<session_context>x')),
+    content: fc.oneof(
+      fc.string({ maxLength: 4 }),
+      fc.constant([{ text: 'hi' }]),
+      fc.constant([{ functionResponse: { id: 'a', name: 'x', response: {} } }]),
+      fc.constant('<session_context>x'),
+    ),
     model: fc.constantFrom('gemini-2.5-pro', 'm2'),
     tokens: value(fc.record({ input: count, output: count, cached: count, thoughts: count, tool: count }, { requiredKeys: [] })),
     toolCalls: value(fc.array(call, { maxLength: 2 })),
@@ -196,8 +247,17 @@ const sessionLineArb: fc.Arbitrary<unknown> = fc.oneof(
 )
 
 const sessionSteps: fc.Arbitrary<Array<Step>> = fc
-  .array(fc.oneof({ weight: 8, arbitrary: sessionLineArb.map((value) => ({ kind: 'record' as const, value })) }, { weight: 1, arbitrary: noiseArb.map((text) => ({ kind: 'text' as const, text })) }), { maxLength: 25 })
-  .map((xs) => [{ kind: 'record', value: { sessionId: 's-0', projectHash: 'h', startTime: T(0) }, line: 1 } as Step, ...xs.map((x, i) => ({ ...x, line: i + 2 }) as Step)])
+  .array(
+    fc.oneof(
+      { weight: 8, arbitrary: sessionLineArb.map((value) => ({ kind: 'record' as const, value })) },
+      { weight: 1, arbitrary: noiseArb.map((text) => ({ kind: 'text' as const, text })) },
+    ),
+    { maxLength: 25 },
+  )
+  .map((xs) => [
+    { kind: 'record', value: { sessionId: 's-0', projectHash: 'h', startTime: T(0) }, line: 1 } as Step,
+    ...xs.map((x, i) => ({ ...x, line: i + 2 }) as Step),
+  ])
 
 const documentSteps: fc.Arbitrary<Array<Step>> = fc
   .array(sessionMessageArb, { maxLength: 12 })
@@ -256,8 +316,32 @@ const hostile = (): Array<unknown> => {
       throw new Error('getter')
     },
   })
-  const throwingStats = { type: 'result', status: 'success', stats: new Proxy({}, { ownKeys: () => { throw new Error('keys') }, get: () => { throw new Error('get') } }) }
-  const proxy = new Proxy({}, { get: () => { throw new Error('any') }, has: () => { throw new Error('has') } })
+  const throwingStats = {
+    type: 'result',
+    status: 'success',
+    stats: new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('keys')
+        },
+        get: () => {
+          throw new Error('get')
+        },
+      },
+    ),
+  }
+  const proxy = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('any')
+      },
+      has: () => {
+        throw new Error('has')
+      },
+    },
+  )
   const args: Record<string, unknown> = { command: 'rm' }
   args['again'] = args
   return [
@@ -300,13 +384,27 @@ describe('gemini translator: live SDK objects of any shape', () => {
     const records: Array<unknown> = [
       { sessionId: 's', projectHash: 'h' },
       { id: 'u', type: 'user', timestamp: T(1), content: [{ text: 'go' }] },
-      new Proxy({ id: 'x' }, { get: (_o, k) => (k === 'id' ? 'x' : k === 'type' ? 'gemini' : (() => { throw new Error('get') })()) }),
+      new Proxy(
+        { id: 'x' },
+        {
+          get: (_o, k) =>
+            k === 'id'
+              ? 'x'
+              : k === 'type'
+                ? 'gemini'
+                : (() => {
+                    throw new Error('get')
+                  })(),
+        },
+      ),
       { id: 'g', type: 'gemini', timestamp: T(2), content: '', toolCalls: [{ id: 'c', name: 'run', status: 'awaiting_approval', args }] },
     ]
     for (const v of records) expect(() => p.record(v)).not.toThrow()
     expect(() => JSON.stringify(p.checkpoint())).not.toThrow()
     p.end()
     const runs = p.takeResults()
-    expect(runs.map((r) => r.ending)).toEqual([{ kind: 'suspended', pending: [{ id: 'c', kind: 'approval', toolName: 'run', arguments: { command: 'rm', self: null } }] }])
+    expect(runs.map((r) => r.ending)).toEqual([
+      { kind: 'suspended', pending: [{ id: 'c', kind: 'approval', toolName: 'run', arguments: { command: 'rm', self: null } }] },
+    ])
   })
 })

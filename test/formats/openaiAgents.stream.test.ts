@@ -23,7 +23,10 @@ const HANDOFF = `${DIR}/synthetic-handoff.jsonl`
 const LATE_END =
   'ignored a further terminal record: nothing of a new run came after the previous run ended, so it belongs to that run (the first ending stands)'
 
-const linesOf = (path: string): Array<string> => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '')
+const linesOf = (path: string): Array<string> =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
 const recordsOf = (path: string): Array<Record<string, unknown>> => linesOf(path).map((l) => JSON.parse(l) as Record<string, unknown>)
 
 async function* chunks(text: string): AsyncGenerator<string> {
@@ -79,7 +82,9 @@ describe('openai-agents streamed runs: the synthetic fixtures', () => {
           cacheWriteTokens: 0,
           outputTokens: 43,
           reasoningTokens: 0,
-          byModel: { 'gpt-4.1-2025-04-14': { inputTokens: 498, cacheReadTokens: 384, cacheWriteTokens: 0, outputTokens: 43, reasoningTokens: 0, costUsd: null } },
+          byModel: {
+            'gpt-4.1-2025-04-14': { inputTokens: 498, cacheReadTokens: 384, cacheWriteTokens: 0, outputTokens: 43, reasoningTokens: 0, costUsd: null },
+          },
         },
         cost: { ...zeroCost, missing: 2 },
         durationMs: null,
@@ -91,7 +96,10 @@ describe('openai-agents streamed runs: the synthetic fixtures', () => {
 
     it(`an approval interruption with no final record is suspended, inferred (format ${format})`, async () => {
       const r = only(await replayFile(APPROVAL, { format }))
-      expect(r.ending).toEqual({ kind: 'suspended', pending: [{ id: 'call_delete_1', kind: 'approval', toolName: 'delete_file', arguments: { path: '/tmp/report.csv' } }] })
+      expect(r.ending).toEqual({
+        kind: 'suspended',
+        pending: [{ id: 'call_delete_1', kind: 'approval', toolName: 'delete_file', arguments: { path: '/tmp/report.csv' } }],
+      })
       expect(r.finishReason).toBeNull()
       expect(r.inferred).toBe(true)
       expect(r.response).toBeNull()
@@ -103,7 +111,9 @@ describe('openai-agents streamed runs: the synthetic fixtures', () => {
         cacheWriteTokens: 0,
         outputTokens: 21,
         reasoningTokens: 0,
-        byModel: { 'gpt-4.1-mini-2025-04-14': { inputTokens: 128, cacheReadTokens: 128, cacheWriteTokens: 0, outputTokens: 21, reasoningTokens: 0, costUsd: null } },
+        byModel: {
+          'gpt-4.1-mini-2025-04-14': { inputTokens: 128, cacheReadTokens: 128, cacheWriteTokens: 0, outputTokens: 21, reasoningTokens: 0, costUsd: null },
+        },
       })
       expect(r.cost).toEqual({ ...zeroCost, missing: 1 })
       expect(r.source).toEqual({ file: APPROVAL, firstLine: 1, lastLine: 5 })
@@ -126,7 +136,9 @@ describe('openai-agents streamed runs: the synthetic fixtures', () => {
         cacheWriteTokens: 0,
         outputTokens: 58,
         reasoningTokens: 22,
-        byModel: { 'gpt-4.1-2025-04-14': { inputTokens: 424, cacheReadTokens: 256, cacheWriteTokens: 0, outputTokens: 58, reasoningTokens: 22, costUsd: null } },
+        byModel: {
+          'gpt-4.1-2025-04-14': { inputTokens: 424, cacheReadTokens: 256, cacheWriteTokens: 0, outputTokens: 58, reasoningTokens: 22, costUsd: null },
+        },
       })
       expect(r.cost).toEqual({ ...zeroCost, missing: 2 })
       expect(r.source).toEqual({ file: MAX_TURNS, firstLine: 1, lastLine: 9 })
@@ -357,7 +369,8 @@ describe('openai-agents streamed runs: live objects', () => {
     const approval = new RunItemStreamEvent('tool_approval_requested', { rawItem: cyclicArgs })
     // through the pipeline itself (the record folder checks a value's shape before the translator sees it)
     const p = new Pipeline(openaiAgentsTranslator, { file: null })
-    for (const v of [revoked.proxy, throwing, cyclic, errorItem, approval, new Error('plain'), { state: revoked.proxy, finalOutput: cyclic }]) expect(p.record(v)).toBeUndefined()
+    for (const v of [revoked.proxy, throwing, cyclic, errorItem, approval, new Error('plain'), { state: revoked.proxy, finalOutput: cyclic }])
+      expect(p.record(v)).toBeUndefined()
     p.end()
     const runs = p.takeResults()
     expect(runs.length).toBeGreaterThanOrEqual(1)
@@ -373,27 +386,53 @@ describe('openai-agents streamed runs: live objects', () => {
 const started = { type: 'raw_model_stream_event', data: { type: 'response_started' } }
 const done = (input: number, output: number, model?: string): Record<string, unknown> => ({
   type: 'raw_model_stream_event',
-  data: { type: 'response_done', response: { id: 'r', usage: { inputTokens: input, outputTokens: output, totalTokens: input + output }, output: [], ...(model !== undefined ? { providerData: { model } } : {}) } },
+  data: {
+    type: 'response_done',
+    response: {
+      id: 'r',
+      usage: { inputTokens: input, outputTokens: output, totalTokens: input + output },
+      output: [],
+      ...(model !== undefined ? { providerData: { model } } : {}),
+    },
+  },
 })
 const message = (text: string, agent = 'A'): Record<string, unknown> => ({
   type: 'run_item_stream_event',
   name: 'message_output_created',
-  item: { type: 'message_output_item', rawItem: { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text }] }, agent: { name: agent } },
+  item: {
+    type: 'message_output_item',
+    rawItem: { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text }] },
+    agent: { name: agent },
+  },
 })
 const handoff = (from: string, to: string): Record<string, unknown> => ({
   type: 'run_item_stream_event',
   name: 'handoff_occurred',
-  item: { type: 'handoff_output_item', rawItem: { type: 'function_call_result', name: 'transfer', callId: `h-${to}`, status: 'completed', output: '{}' }, sourceAgent: { name: from }, targetAgent: { name: to } },
+  item: {
+    type: 'handoff_output_item',
+    rawItem: { type: 'function_call_result', name: 'transfer', callId: `h-${to}`, status: 'completed', output: '{}' },
+    sourceAgent: { name: from },
+    targetAgent: { name: to },
+  },
 })
 const toolCalled = (callId: string): Record<string, unknown> => ({
   type: 'run_item_stream_event',
   name: 'tool_called',
-  item: { type: 'tool_call_item', rawItem: { type: 'function_call', id: `fc_${callId}`, callId, name: 'delete_file', status: 'completed', arguments: '{}' }, agent: { name: 'A' } },
+  item: {
+    type: 'tool_call_item',
+    rawItem: { type: 'function_call', id: `fc_${callId}`, callId, name: 'delete_file', status: 'completed', arguments: '{}' },
+    agent: { name: 'A' },
+  },
 })
 const toolOutput = (callId: string): Record<string, unknown> => ({
   type: 'run_item_stream_event',
   name: 'tool_output',
-  item: { type: 'tool_call_output_item', rawItem: { type: 'function_call_result', callId, name: 'delete_file', status: 'completed', output: 'ok' }, agent: { name: 'A' }, output: 'ok' },
+  item: {
+    type: 'tool_call_output_item',
+    rawItem: { type: 'function_call_result', callId, name: 'delete_file', status: 'completed', output: 'ok' },
+    agent: { name: 'A' },
+    output: 'ok',
+  },
 })
 
 describe('openai-agents streamed runs: endings', () => {
@@ -429,18 +468,32 @@ describe('openai-agents streamed runs: endings', () => {
   })
 
   it('guardrail tripwires and refusals thrown by the run', () => {
-    const input = { name: 'InputGuardrailTripwireTriggered', result: { guardrail: { type: 'input', name: 'no_homework' }, output: { tripwireTriggered: true } } }
+    const input = {
+      name: 'InputGuardrailTripwireTriggered',
+      result: { guardrail: { type: 'input', name: 'no_homework' }, output: { tripwireTriggered: true } },
+    }
     expect(only(fold([started, input])).ending).toEqual({ kind: 'blocked', guardrail: 'no_homework', phase: 'input' })
-    const tool = { name: 'ToolOutputGuardrailTripwireTriggered', result: { guardrail: { type: 'tool_output', name: 'no_secrets' }, output: { behavior: { type: 'throwException' } } } }
+    const tool = {
+      name: 'ToolOutputGuardrailTripwireTriggered',
+      result: { guardrail: { type: 'tool_output', name: 'no_secrets' }, output: { behavior: { type: 'throwException' } } },
+    }
     expect(only(fold([started, tool])).ending).toEqual({ kind: 'blocked', guardrail: 'no_secrets', reason: 'tool_output_guardrail' })
     const refusal = Object.assign(new Error('Model refused to produce output: no'), { name: 'ModelRefusalError', refusal: 'no' })
     expect(only(fold([started, refusal])).ending).toEqual({ kind: 'cut_off', finishReason: 'refusal' })
     const timeout = Object.assign(new Error('Model call timed out'), { name: 'ModelTimeoutError', code: 'ETIMEDOUT' })
-    expect(only(fold([started, timeout])).ending).toEqual({ kind: 'failed', reason: 'error', error: { message: 'Model call timed out', code: 'ETIMEDOUT', name: 'ModelTimeoutError' } })
+    expect(only(fold([started, timeout])).ending).toEqual({
+      kind: 'failed',
+      reason: 'error',
+      error: { message: 'Model call timed out', code: 'ETIMEDOUT', name: 'ModelTimeoutError' },
+    })
   })
 
   it('a result with interruptions is suspended on each call once (K5); a structured final output is structuredOutput', () => {
-    const item = { type: 'tool_approval_item', rawItem: { type: 'function_call', callId: 'c1', name: 'delete_file', arguments: '{"path":"/x"}' }, toolName: 'delete_file' }
+    const item = {
+      type: 'tool_approval_item',
+      rawItem: { type: 'function_call', callId: 'c1', name: 'delete_file', arguments: '{"path":"/x"}' },
+      toolName: 'delete_file',
+    }
     const r = only(fold([started, { finalOutput: undefined, interruptions: [item, item] }]))
     expect(r.ending).toEqual({ kind: 'suspended', pending: [{ id: 'c1', kind: 'approval', toolName: 'delete_file', arguments: { path: '/x' } }] })
     expect(r.finishReason).toBe('interruptions')
@@ -488,7 +541,18 @@ describe('openai-agents streamed runs: endings', () => {
   })
 
   it('handoffs back and forth: an agent that hands the run on is stopped by delegation; the last one ends as the run', () => {
-    const r = only(fold([started, message('triage', 'A'), handoff('A', 'B'), handoff('B', 'A'), handoff('A', 'C'), { type: 'agent_updated_stream_event', agent: { name: 'C' } }, message('done', 'C'), { finalOutput: 'done' }]))
+    const r = only(
+      fold([
+        started,
+        message('triage', 'A'),
+        handoff('A', 'B'),
+        handoff('B', 'A'),
+        handoff('A', 'C'),
+        { type: 'agent_updated_stream_event', agent: { name: 'C' } },
+        message('done', 'C'),
+        { finalOutput: 'done' },
+      ]),
+    )
     expect(r.ending).toEqual({ kind: 'answered' })
     expect(r.response).toBe('done')
     expect(r.children).toEqual([

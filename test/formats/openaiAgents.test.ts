@@ -155,7 +155,10 @@ describe('openai-agents ending rules', () => {
     const s = base()
     s['currentTurn'] = 2
     s['currentStep'] = { type: 'next_step_final_output', output: 'The answer is 42.' }
-    s['modelResponses'] = [{ usage: usage(400, 100, 100, 40), output: [] }, { usage: usage(600, 200, 300, 80), output: [] }]
+    s['modelResponses'] = [
+      { usage: usage(400, 100, 100, 40), output: [] },
+      { usage: usage(600, 200, 300, 80), output: [] },
+    ]
     ;(s['context'] as Record<string, unknown>)['usage'] = {
       requests: 2,
       inputTokens: 1000,
@@ -178,7 +181,10 @@ describe('openai-agents ending rules', () => {
     const s = base()
     s['currentTurn'] = 1
     s['currentStep'] = { type: 'next_step_final_output', output: 'ok' }
-    s['modelResponses'] = [{ usage: usage(400, 100, 100, 40), output: [] }, { usage: usage(600, 200, 300, 80), output: [] }]
+    s['modelResponses'] = [
+      { usage: usage(400, 100, 100, 40), output: [] },
+      { usage: usage(600, 200, 300, 80), output: [] },
+    ]
     ;(s['context'] as Record<string, unknown>)['usage'] = { inputTokens: 'many' }
     const r = read(s)
     expect(r.usage).toMatchObject({ inputTokens: 600, cacheReadTokens: 400, outputTokens: 300, reasoningTokens: 120 })
@@ -255,7 +261,12 @@ describe('openai-agents ending rules', () => {
     s['currentStep'] = { type: 'next_step_interruption', data: {} }
     s['generatedItems'] = [
       approvalItem('c1', 'a_tool', '{}'),
-      { type: 'tool_call_output_item', rawItem: { type: 'function_call_result', callId: 'c1', name: 'a_tool', status: 'completed', output: 'x' }, agent: { name: 'A' }, output: 'x' },
+      {
+        type: 'tool_call_output_item',
+        rawItem: { type: 'function_call_result', callId: 'c1', name: 'a_tool', status: 'completed', output: 'x' },
+        agent: { name: 'A' },
+        output: 'x',
+      },
       approvalItem('c2', 'b_tool', '{"n":1}'),
     ]
     expect(read(s).ending).toEqual({ kind: 'suspended', pending: [{ id: 'c2', kind: 'approval', toolName: 'b_tool', arguments: { n: 1 } }] })
@@ -345,12 +356,23 @@ describe('openai-agents properties', () => {
         field,
         fc.record({
           type: fc.constantFrom('next_step_interruption', 'next_step_final_output', 'next_step_run_again', 'next_step_handoff', 'zzz'),
-          data: fc.oneof(field, fc.record({ interruptions: fc.oneof(field, fc.array(fc.oneof(field, fc.record({ type: fc.constant('tool_approval_item'), rawItem: field, toolName: field })))) })),
+          data: fc.oneof(
+            field,
+            fc.record({
+              interruptions: fc.oneof(
+                field,
+                fc.array(fc.oneof(field, fc.record({ type: fc.constant('tool_approval_item'), rawItem: field, toolName: field }))),
+              ),
+            }),
+          ),
           output: field,
         }),
       ),
       modelResponses: fc.oneof(field, fc.array(fc.record({ usage: field }), { maxLength: 3 })),
-      generatedItems: fc.oneof(field, fc.array(fc.record({ type: fc.constantFrom('tool_call_item', 'tool_approval_item', 'x'), rawItem: field }), { maxLength: 3 })),
+      generatedItems: fc.oneof(
+        field,
+        fc.array(fc.record({ type: fc.constantFrom('tool_call_item', 'tool_approval_item', 'x'), rawItem: field }), { maxLength: 3 }),
+      ),
       context: fc.oneof(field, fc.record({ usage: field, approvals: field, functionApprovals: field })),
       pendingAgentToolRuns: fc.oneof(field, fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.constant('{"$schemaVersion":"1.2","currentTurn":1}')))),
       inputGuardrailResults: field,
@@ -376,7 +398,11 @@ describe('openai-agents properties', () => {
   })
 
   it('arbitrary lines never throw and never give a ProtocolError', () => {
-    const line = fc.oneof(fc.string(), fc.json(), stateLike.map((s) => JSON.stringify(s)))
+    const line = fc.oneof(
+      fc.string(),
+      fc.json(),
+      stateLike.map((s) => JSON.stringify(s)),
+    )
     fc.assert(
       fc.property(fc.array(line, { maxLength: 8 }), (lines) => {
         const runs: Array<RunResult> = []
@@ -394,7 +420,10 @@ describe('openai-agents properties', () => {
     let deep: unknown = 'x'
     for (let i = 0; i < 100_000; i++) deep = [deep]
     const s = base()
-    s['currentStep'] = { type: 'next_step_interruption', data: { interruptions: [{ type: 'tool_approval_item', rawItem: { callId: 'c', name: 'n', arguments: deep } }] } }
+    s['currentStep'] = {
+      type: 'next_step_interruption',
+      data: { interruptions: [{ type: 'tool_approval_item', rawItem: { callId: 'c', name: 'n', arguments: deep } }] },
+    }
     const r = read(s)
     expect(r.ending.kind).toBe('suspended')
     expect(r.diagnostics).toEqual([])

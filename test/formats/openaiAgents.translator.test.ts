@@ -123,9 +123,10 @@ describe('openai-agents translator: a checkpoint anywhere resumes to the same ru
     // every fixture in one log: stream runs, then one RunState per line (each its own run)
     {
       file: 'all.jsonl',
-      steps: [...STREAM_FILES.flatMap((f) => stepsOfLines(readFileSync(f, 'utf8'))), ...STATE_FILES.map((f): Step => ({ kind: 'record', value: JSON.parse(readFileSync(f, 'utf8')) as unknown }))].map(
-        (s, i): Step => (s.kind === 'record' ? { ...s, line: i + 1 } : s),
-      ),
+      steps: [
+        ...STREAM_FILES.flatMap((f) => stepsOfLines(readFileSync(f, 'utf8'))),
+        ...STATE_FILES.map((f): Step => ({ kind: 'record', value: JSON.parse(readFileSync(f, 'utf8')) as unknown })),
+      ].map((s, i): Step => (s.kind === 'record' ? { ...s, line: i + 1 } : s)),
     },
     // a document spread over lines, gathered up to the end
     { file: 'pretty.json', steps: stepsOfLines(JSON.stringify(JSON.parse(readFileSync(STATE_FILES[0] as string, 'utf8')) as unknown, null, 2)) },
@@ -143,28 +144,64 @@ describe('openai-agents translator: a checkpoint anywhere resumes to the same ru
 
 // ---- arbitrary inputs ------------------------------------------------------------------------------------
 
-const value = <A>(plausible: fc.Arbitrary<A>): fc.Arbitrary<unknown> => fc.oneof({ weight: 6, arbitrary: plausible }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) })
+const value = <A>(plausible: fc.Arbitrary<A>): fc.Arbitrary<unknown> =>
+  fc.oneof({ weight: 6, arbitrary: plausible }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) })
 const count = fc.oneof(fc.nat({ max: 5000 }), fc.constantFrom(-1, 1.5))
 const ids = fc.constantFrom('c1', 'c2', 'c3', '__proto__')
 const agents = fc.constantFrom('A', 'B', 'C', '__proto__')
 const agent = agents.map((name) => ({ name }))
 
 const usageArb = fc.record(
-  { inputTokens: value(count), outputTokens: value(count), totalTokens: count, inputTokensDetails: value(fc.record({ cached_tokens: count })), outputTokensDetails: value(fc.array(fc.record({ reasoning_tokens: count }), { maxLength: 2 })) },
+  {
+    inputTokens: value(count),
+    outputTokens: value(count),
+    totalTokens: count,
+    inputTokensDetails: value(fc.record({ cached_tokens: count })),
+    outputTokensDetails: value(fc.array(fc.record({ reasoning_tokens: count }), { maxLength: 2 })),
+  },
   { requiredKeys: ['inputTokens', 'outputTokens'] },
 )
-const fcallArb = fc.record({ type: fc.constant('function_call'), id: ids.map((i) => `fc_${i}`), callId: ids, name: fc.constantFrom('t1', 't2'), arguments: fc.constantFrom('{}', '{"a":1}', 'x') })
+const fcallArb = fc.record({
+  type: fc.constant('function_call'),
+  id: ids.map((i) => `fc_${i}`),
+  callId: ids,
+  name: fc.constantFrom('t1', 't2'),
+  arguments: fc.constantFrom('{}', '{"a":1}', 'x'),
+})
 
 const raw = (data: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> => data.map((d) => ({ type: 'raw_model_stream_event', data: d }))
-const itemEv = (name: fc.Arbitrary<string>, item: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> => fc.record({ type: fc.constant('run_item_stream_event'), name, item })
+const itemEv = (name: fc.Arbitrary<string>, item: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
+  fc.record({ type: fc.constant('run_item_stream_event'), name, item })
 
 const streamEventArb: fc.Arbitrary<unknown> = fc.oneof(
   raw(fc.constant({ type: 'response_started' })),
   raw(fc.record({ type: fc.constant('output_text_delta'), delta: value(fc.string({ maxLength: 4 })) })),
-  raw(fc.record({ type: fc.constant('response_done'), response: fc.record({ id: fc.constant('r'), usage: value(usageArb), output: fc.constant([]), providerData: value(fc.record({ model: fc.constantFrom('m1', 'm2') })) }) })),
+  raw(
+    fc.record({
+      type: fc.constant('response_done'),
+      response: fc.record({
+        id: fc.constant('r'),
+        usage: value(usageArb),
+        output: fc.constant([]),
+        providerData: value(fc.record({ model: fc.constantFrom('m1', 'm2') })),
+      }),
+    }),
+  ),
   raw(fc.record({ type: fc.constantFrom('model', 'weird') })),
-  itemEv(fc.constant('message_output_created'), fc.record({ type: fc.constant('message_output_item'), agent, rawItem: fc.record({ content: value(fc.array(fc.record({ type: fc.constantFrom('output_text', 'refusal'), text: fc.string({ maxLength: 4 }) }), { maxLength: 2 })) }) })),
-  itemEv(fc.constantFrom('tool_called', 'tool_output', 'tool_approval_requested'), fc.record({ agent, rawItem: value(fcallArb), toolName: fc.constantFrom('t1', 't2') }, { requiredKeys: ['rawItem'] })),
+  itemEv(
+    fc.constant('message_output_created'),
+    fc.record({
+      type: fc.constant('message_output_item'),
+      agent,
+      rawItem: fc.record({
+        content: value(fc.array(fc.record({ type: fc.constantFrom('output_text', 'refusal'), text: fc.string({ maxLength: 4 }) }), { maxLength: 2 })),
+      }),
+    }),
+  ),
+  itemEv(
+    fc.constantFrom('tool_called', 'tool_output', 'tool_approval_requested'),
+    fc.record({ agent, rawItem: value(fcallArb), toolName: fc.constantFrom('t1', 't2') }, { requiredKeys: ['rawItem'] }),
+  ),
   itemEv(fc.constant('handoff_occurred'), fc.record({ sourceAgent: agent, targetAgent: value(agent), rawItem: fc.constant({}) })),
   itemEv(fc.constantFrom('handoff_requested', 'reasoning_item_created', 'nope'), fc.record({ agent })),
   fc.record({ type: fc.constant('agent_updated_stream_event'), agent: value(agent) }),
@@ -179,22 +216,43 @@ const stateArb = fc.record(
       fc.oneof(
         fc.constant({ type: 'next_step_final_output', output: 'done' }),
         fc.constant({ type: 'next_step_run_again' }),
-        fc.record({ type: fc.constant('next_step_interruption'), data: fc.record({ interruptions: fc.array(fc.record({ type: fc.constant('tool_approval_item'), rawItem: fcallArb }), { maxLength: 2 }) }) }),
+        fc.record({
+          type: fc.constant('next_step_interruption'),
+          data: fc.record({ interruptions: fc.array(fc.record({ type: fc.constant('tool_approval_item'), rawItem: fcallArb }), { maxLength: 2 }) }),
+        }),
       ),
     ),
     modelResponses: value(fc.array(fc.record({ usage: value(usageArb) }), { maxLength: 2 })),
     generatedItems: value(fc.array(fc.record({ type: fc.constant('tool_call_item'), rawItem: fcallArb }), { maxLength: 3 })),
     context: value(fc.record({ usage: value(usageArb), approvals: fc.constant({ t1: { approved: [], rejected: ['c1'] } }) })),
     conversationId: fc.constantFrom('conv-1', 'conv-2'),
-    pendingAgentToolRuns: value(fc.dictionary(fc.constantFrom('t1:c1', '__proto__'), fc.constant('{"$schemaVersion":"1.2","currentTurn":1,"generatedItems":[{"type":"tool_call_item","rawItem":{"callId":"n1","name":"t"}}]}'))),
+    pendingAgentToolRuns: value(
+      fc.dictionary(
+        fc.constantFrom('t1:c1', '__proto__'),
+        fc.constant('{"$schemaVersion":"1.2","currentTurn":1,"generatedItems":[{"type":"tool_call_item","rawItem":{"callId":"n1","name":"t"}}]}'),
+      ),
+    ),
   },
   { requiredKeys: ['$schemaVersion', 'currentTurn'] },
 )
 
 const resultArb: fc.Arbitrary<unknown> = fc.oneof(
-  fc.record({ finalOutput: value(fc.oneof(fc.string({ maxLength: 4 }), fc.constant({ city: 'Paris' }))), interruptions: value(fc.array(fc.record({ type: fc.constant('tool_approval_item'), rawItem: fcallArb }), { maxLength: 2 })) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      finalOutput: value(fc.oneof(fc.string({ maxLength: 4 }), fc.constant({ city: 'Paris' }))),
+      interruptions: value(fc.array(fc.record({ type: fc.constant('tool_approval_item'), rawItem: fcallArb }), { maxLength: 2 })),
+    },
+    { requiredKeys: [] },
+  ),
   fc.record({ cancelled: fc.boolean(), state: value(stateArb) }, { requiredKeys: ['cancelled'] }),
-  fc.record({ name: fc.constantFrom('MaxTurnsExceededError', 'ModelBehaviorError', 'InputGuardrailTripwireTriggered', 'ModelRefusalError'), message: value(fc.string({ maxLength: 4 })), state: value(stateArb) }, { requiredKeys: ['name'] }),
+  fc.record(
+    {
+      name: fc.constantFrom('MaxTurnsExceededError', 'ModelBehaviorError', 'InputGuardrailTripwireTriggered', 'ModelRefusalError'),
+      message: value(fc.string({ maxLength: 4 })),
+      state: value(stateArb),
+    },
+    { requiredKeys: ['name'] },
+  ),
 )
 
 const noiseArb = fc.constantFrom('not json', '{"type":"raw_model_stream_event","data":', '[1,2]', '{}')

@@ -9,7 +9,8 @@ const diffs = (a, b, path, out) => {
   if (JSON.stringify(a) === JSON.stringify(b)) return
   if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])]
-    if (JSON.stringify(Object.keys(a)) !== JSON.stringify(Object.keys(b)) && keys.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]))) out.push(`${path}: key order`)
+    if (JSON.stringify(Object.keys(a)) !== JSON.stringify(Object.keys(b)) && keys.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k])))
+      out.push(`${path}: key order`)
     for (const k of keys) diffs(a[k], b[k], `${path}.${k}`, out)
     return
   }

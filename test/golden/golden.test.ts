@@ -23,7 +23,10 @@ describe('golden: replay --json of every fixture is unchanged', () => {
     process.chdir(repoRoot)
     try {
       const r = await runCli(['replay', '--json', input])
-      const runs = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown)
+      const runs = r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as unknown)
       const got = { code: r.code, runs, stderr: r.stderr.split('\n').filter(Boolean) }
       // compared as JSON text: key order is part of the output, and vitest's deep equality misreads an own
       // "constructor" key (a model or session named so in the hostile fixtures)

@@ -30,10 +30,18 @@ export const goldenInputs = () => {
 
 /** The CLI's answer for one input. */
 export const replayOf = (input) => {
-  const r = spawnSync(process.execPath, [bin, 'replay', '--json', input], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, NO_COLOR: '1' } })
+  const r = spawnSync(process.execPath, [bin, 'replay', '--json', input], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+    env: { ...process.env, NO_COLOR: '1' },
+  })
   return {
     code: r.status,
-    runs: r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)),
+    runs: r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l)),
     stderr: r.stderr.split('\n').filter(Boolean),
   }
 }

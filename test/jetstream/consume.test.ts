@@ -54,7 +54,13 @@ const pipelineRuns = (format: string, records: ReadonlyArray<string>): Array<Run
 }
 
 /** Every session checkpoint of every partition's last snapshot, by session id. */
-export const readSnapshots = async (server: { nc: NatsServer['nc'] }, format: string, snapshots: string, durable: string, partitions: number): Promise<Map<string, SessionCheckpoint>> => {
+export const readSnapshots = async (
+  server: { nc: NatsServer['nc'] },
+  format: string,
+  snapshots: string,
+  durable: string,
+  partitions: number,
+): Promise<Map<string, SessionCheckpoint>> => {
   const { jetstreamManager } = await import('@nats-io/jetstream')
   const jsm = await jetstreamManager(server.nc)
   const out = new Map<string, SessionCheckpoint>()
@@ -172,9 +178,11 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     )
     const resultsStored = () => streamMessages(`KV_${names.results}`)
     const holds = (w: Worker) => /partitions \[[01]\] of 2/.test(w.stderr())
-    await waitFor(async () => (await resultsStored()) >= expected.size * 0.25 && holds(a) && holds(b), 60_000, 'a quarter of the results').catch((e: unknown) => {
-      throw new Error(`${(e as Error).message}; worker A said:\n${a.stderr().slice(-2000)}\nworker B said:\n${b.stderr().slice(-2000)}`)
-    })
+    await waitFor(async () => (await resultsStored()) >= expected.size * 0.25 && holds(a) && holds(b), 60_000, 'a quarter of the results').catch(
+      (e: unknown) => {
+        throw new Error(`${(e as Error).message}; worker A said:\n${a.stderr().slice(-2000)}\nworker B said:\n${b.stderr().slice(-2000)}`)
+      },
+    )
     const killedAt = await resultsStored()
     const t0 = Date.now()
     a.proc.kill('SIGKILL')
@@ -182,7 +190,9 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     // the survivor takes the silent worker's partition over once its lease runs out …
     const bSeen = b.stderr().length
     await waitFor(() => /partitions \[0,1\] of 2/.test(b.stderr().slice(bSeen)), 30_000, 'the takeover')
-    console.log(`jetstream kill test (${o.format}): killed worker A with ${killedAt}/${expected.size} results stored; the survivor held both partitions ${((Date.now() - t0) / 1000).toFixed(1)} s later (lease ${o.defaults ? '2 s, the default' : '1 s'})`)
+    console.log(
+      `jetstream kill test (${o.format}): killed worker A with ${killedAt}/${expected.size} results stored; the survivor held both partitions ${((Date.now() - t0) / 1000).toFixed(1)} s later (lease ${o.defaults ? '2 s, the default' : '1 s'})`,
+    )
     // … and hands one back when the worker comes back
     const a2 = spawnWorker(args)
     workers.push(a2)
@@ -200,7 +210,9 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     a2.proc.kill('SIGTERM')
     expect(await b.exited).toBe(0)
     expect(await a2.exited).toBe(0)
-    expect(b.stderr()).toMatch(/run-outcome consume: stopped after \d+ events \(\d+\/s average\), \d+ sessions, \d+ open, \d+ results written, 0 protocol errors, \d+ snapshots, \d+ resyncs/)
+    expect(b.stderr()).toMatch(
+      /run-outcome consume: stopped after \d+ events \(\d+\/s average\), \d+ sessions, \d+ open, \d+ results written, 0 protocol errors, \d+ snapshots, \d+ resyncs/,
+    )
 
     const stored = await readBucket(server.nc, names.results)
     // no duplicate and no missing run: exactly the expected keys, each written once
@@ -216,7 +228,11 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     }
     // the leases are released, and every message acknowledged by the last consumers
     const state = await readBucket(server.nc, names.state)
-    expect([state.has('_lease.run-outcome.0'), state.has('_lease.run-outcome.1'), state.get('_config.run-outcome')]).toStrictEqual([false, false, { partitions: 2 }])
+    expect([state.has('_lease.run-outcome.0'), state.has('_lease.run-outcome.1'), state.get('_config.run-outcome')]).toStrictEqual([
+      false,
+      false,
+      { partitions: 2 },
+    ])
     let unacked = 0
     for await (const ci of jsm.consumers.list(names.stream)) unacked += ci.num_pending + ci.num_ack_pending
     expect(unacked).toBe(0)
@@ -234,7 +250,14 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
       sessions.map((s) => ({ sid: s.sid, events: s.records as unknown as ReadonlyArray<never> })),
       rand,
     ).map((x) => ({ sid: x.sid, record: x.event as unknown as string }))
-    const { stored, expected } = await killTest({ format: 'native', prefix: 'agents', sessions, order, names: ['RUN_RESULTS', 'RUN_SNAPSHOTS', 'RUN_STATE', 'AGENT_EVENTS'], defaults: true })
+    const { stored, expected } = await killTest({
+      format: 'native',
+      prefix: 'agents',
+      sessions,
+      order,
+      names: ['RUN_RESULTS', 'RUN_SNAPSHOTS', 'RUN_STATE', 'AGENT_EVENTS'],
+      defaults: true,
+    })
     // the native results are the one-shot foldRuns; the last of each session is foldEvents
     for (const s of sessions) {
       const runs = expectedRuns(s.events)
@@ -258,19 +281,38 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
         rand,
       ).map((x) => ({ sid: x.sid, record: x.event as unknown as string }))
       const tag = format === 'codex' ? 'CX' : 'CC'
-      const { expected } = await killTest({ format, prefix: tag.toLowerCase(), sessions, order, names: [`${tag}_RESULTS`, `${tag}_SNAPSHOTS`, `${tag}_STATE`, `${tag}_EVENTS`], defaults: false })
+      const { expected } = await killTest({
+        format,
+        prefix: tag.toLowerCase(),
+        sessions,
+        order,
+        names: [`${tag}_RESULTS`, `${tag}_SNAPSHOTS`, `${tag}_STATE`, `${tag}_EVENTS`],
+        defaults: false,
+      })
       const endings = new Set([...expected.values()].map((r) => r.ending.kind))
       expect(endings.has('answered')).toBe(true)
     }, 180_000)
   }
 
   it('malformed events do not stop the worker: the run records the ProtocolError as a diagnostic, other sessions go on', async () => {
-    const names = { stream: 'MAL', subjects: 'mal.*.events', durable: 'mal', results: 'MAL_RESULTS', state: 'MAL_STATE', snapshots: 'MAL_SNAPSHOTS', partitions: 2 }
+    const names = {
+      stream: 'MAL',
+      subjects: 'mal.*.events',
+      durable: 'mal',
+      results: 'MAL_RESULTS',
+      state: 'MAL_STATE',
+      snapshots: 'MAL_SNAPSHOTS',
+      partitions: 2,
+    }
     const good = sessionEvents('good-1', prng(3))
     const bad: Array<unknown> = [
       { type: 'user/message', sessionId: 'bad-1', data: { message: 'x' } },
       { type: 'turn/start', sessionId: 'bad-1', data: { turn: 1 } },
-      { type: 'assistant/message', sessionId: 'bad-1', data: { turn: 1, step: 1, message: { content: [{ type: 'text', text: 'half' }] }, usage: { inputTokens: 5, outputTokens: 2 } } },
+      {
+        type: 'assistant/message',
+        sessionId: 'bad-1',
+        data: { turn: 1, step: 1, message: { content: [{ type: 'text', text: 'half' }] }, usage: { inputTokens: 5, outputTokens: 2 } },
+      },
       'NOT JSON {',
       { sessionId: 'bad-1', data: {} },
       { type: 'turn/end', sessionId: 'bad-1', data: { turn: 1 } },
@@ -325,18 +367,32 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     const jsm = await jsmOf()
     await jsm.streams.add({ name: 'PRE', subjects: ['pre.*.*.events'], max_msgs: 12345, description: 'mine' })
     await new Kvm(jetstream(server.nc)).create('PRE_STATE', { history: 4 })
-    const names = { stream: 'PRE', subjects: 'pre.*.events', durable: 'pre', results: 'PRE_RESULTS', state: 'PRE_STATE', snapshots: 'PRE_SNAPSHOTS', partitions: 1 }
+    const names = {
+      stream: 'PRE',
+      subjects: 'pre.*.events',
+      durable: 'pre',
+      results: 'PRE_RESULTS',
+      state: 'PRE_STATE',
+      snapshots: 'PRE_SNAPSHOTS',
+      partitions: 1,
+    }
     const events = sessionEvents('p-1', prng(11))
     const cut = Math.floor(events.length / 2)
     const subject = partitionedSubjectFor('pre.*.events', 'p-1', 1) // a publisher that partitions itself
     const one = await startConsumer({ servers: server.url, ...names, progressIntervalMs: 0 })
     consumers.push(one)
     expect(one.created).toStrictEqual(['stream PRE_SNAPSHOTS', 'bucket PRE_RESULTS'])
-    await publishAll(server.nc, events.slice(0, cut).map((e) => ({ subject, payload: JSON.stringify(e) })))
+    await publishAll(
+      server.nc,
+      events.slice(0, cut).map((e) => ({ subject, payload: JSON.stringify(e) })),
+    )
     await waitFor(async () => one.stats().events === cut, 30_000, 'the first half')
     await one.stop()
     // a new worker resumes from the snapshot its predecessor committed at its stop
-    await publishAll(server.nc, events.slice(cut).map((e) => ({ subject, payload: JSON.stringify(e) })))
+    await publishAll(
+      server.nc,
+      events.slice(cut).map((e) => ({ subject, payload: JSON.stringify(e) })),
+    )
     const two = await startConsumer({ servers: server.url, ...names, progressIntervalMs: 0 })
     consumers.push(two)
     expect(two.created).toStrictEqual([])
@@ -395,7 +451,10 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     const w = spawnWorker(['--server', 'nats://127.0.0.1:1'])
     workers.push(w)
     const code = await w.exited
-    expect({ code, stderr: w.stderr() }).toMatchObject({ code: 2, stderr: expect.stringMatching(/^run-outcome consume: cannot connect to nats:\/\/127\.0\.0\.1:1: /) })
+    expect({ code, stderr: w.stderr() }).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^run-outcome consume: cannot connect to nats:\/\/127\.0\.0\.1:1: /),
+    })
     expect(w.stderr().trim().split('\n')).toHaveLength(1)
   }, 30_000)
 })
@@ -408,26 +467,57 @@ describe.skipIf(!available)('a session checkpoint larger than the server max_pay
       const { jetstreamManager } = await import('@nats-io/jetstream')
       const jsm = await jetstreamManager(server.nc)
       expect(server.nc.info?.max_payload).toBe(32768)
-      const names = { stream: 'BIG', subjects: 'big.*.events', durable: 'big', results: 'BIG_RESULTS', state: 'BIG_STATE', snapshots: 'BIG_SNAPSHOTS', partitions: 1, progressIntervalMs: 0, snapshotMs: 50 }
+      const names = {
+        stream: 'BIG',
+        subjects: 'big.*.events',
+        durable: 'big',
+        results: 'BIG_RESULTS',
+        state: 'BIG_STATE',
+        snapshots: 'BIG_SNAPSHOTS',
+        partitions: 1,
+        progressIntervalMs: 0,
+        snapshotMs: 50,
+      }
       // a session with 400 subagents: a checkpoint of hundreds of KB (children, their results)
       const bigSession = (sid: string) => {
-        const evs: Array<Record<string, unknown>> = [{ type: 'user/message', sessionId: sid, data: { message: 'go' } }, { type: 'turn/start', sessionId: sid, data: { turn: 1 } }]
+        const evs: Array<Record<string, unknown>> = [
+          { type: 'user/message', sessionId: sid, data: { message: 'go' } },
+          { type: 'turn/start', sessionId: sid, data: { turn: 1 } },
+        ]
         for (let k = 0; k < 400; k++) {
           const kid = `${sid}-sub-${k}-${'x'.repeat(200)}`
           evs.push({ type: 'subagent/started', sessionId: sid, data: { parentSessionId: sid, childSessionId: kid } })
-          evs.push({ type: 'assistant/message', sessionId: kid, data: { turn: 1, step: 1, message: { content: [{ type: 'text', text: 'y'.repeat(300) }] }, usage: { inputTokens: 1, outputTokens: 1 }, model: `model-${k}` } })
+          evs.push({
+            type: 'assistant/message',
+            sessionId: kid,
+            data: {
+              turn: 1,
+              step: 1,
+              message: { content: [{ type: 'text', text: 'y'.repeat(300) }] },
+              usage: { inputTokens: 1, outputTokens: 1 },
+              model: `model-${k}`,
+            },
+          })
         }
         return evs
       }
       const tailOf = (sid: string) => [
-        { type: 'assistant/message', sessionId: sid, data: { turn: 1, step: 1, message: { content: [{ type: 'text', text: 'done' }] }, usage: { inputTokens: 2, outputTokens: 3 } } },
+        {
+          type: 'assistant/message',
+          sessionId: sid,
+          data: { turn: 1, step: 1, message: { content: [{ type: 'text', text: 'done' }] }, usage: { inputTokens: 2, outputTokens: 3 } },
+        },
         { type: 'turn/end', sessionId: sid, data: { turn: 1, reason: { kind: 'completed' } } },
         { type: 'session/status', sessionId: sid, data: { status: 'idle' } },
       ]
       const big = bigSession('huge')
       const tail = tailOf('huge')
       const small = sessionEvents('small-1', prng(4))
-      const pub = (evs: ReadonlyArray<unknown>, sid: string) => publishAll(server.nc, evs.map((e) => ({ subject: `big.${sid}.events`, payload: JSON.stringify(e) })))
+      const pub = (evs: ReadonlyArray<unknown>, sid: string) =>
+        publishAll(
+          server.nc,
+          evs.map((e) => ({ subject: `big.${sid}.events`, payload: JSON.stringify(e) })),
+        )
       const one = await startConsumer({ servers: server.url, ...names })
       await pub(big, 'huge')
       await pub(small.slice(0, 5), 'small-1')
@@ -435,7 +525,9 @@ describe.skipIf(!available)('a session checkpoint larger than the server max_pay
       await one.stop()
       const head = await readSnapshotHead(jsm, 'BIG_SNAPSHOTS', snapshotSubject('BIG_SNAPSHOTS', 'big', 0))
       const chunkBytes = (head.commit?.bytes ?? 0) / (head.commit?.chunks.length ?? 1)
-      console.log(`jetstream big session: snapshot of ${head.commit?.bytes} bytes in ${head.commit?.chunks.length} chunks (max_payload ${server.nc.info?.max_payload})`)
+      console.log(
+        `jetstream big session: snapshot of ${head.commit?.bytes} bytes in ${head.commit?.chunks.length} chunks (max_payload ${server.nc.info?.max_payload})`,
+      )
       expect(head.commit?.bytes).toBeGreaterThan(200_000)
       expect(chunkBytes).toBeLessThanOrEqual(server.nc.info?.max_payload ?? 0)
       // a new worker resumes the big session from the chunks; its run ends as the one-shot fold says
@@ -450,7 +542,9 @@ describe.skipIf(!available)('a session checkpoint larger than the server max_pay
       expect(whole.children).toHaveLength(400)
       expect({ ...fitted, diagnostics: [] }).toStrictEqual({ ...whole, children: [], usage: { ...whole.usage, byModel: {} }, diagnostics: [] })
       expect(fitted.diagnostics.map((d) => d.message)).toStrictEqual([
-        expect.stringMatching(/^its 400 children were left out: the result's JSON of \d+ bytes is larger than the 24576 bytes a value may have on this server \(max_payload\)$/),
+        expect.stringMatching(
+          /^its 400 children were left out: the result's JSON of \d+ bytes is larger than the 24576 bytes a value may have on this server \(max_payload\)$/,
+        ),
         expect.stringMatching(/^its usage by model \(401 models\) was left out: /),
       ])
       expectedRuns(small).forEach((r, i) => expect(stored.get(resultKey('small-1', i + 1))).toStrictEqual(r))
@@ -477,7 +571,11 @@ describe.skipIf(!available)('a session checkpoint larger than the server max_pay
       expect(closed.length).toBeGreaterThan(0)
       for (const r of closed) {
         expect(r.ending.kind).toBe('unfinished')
-        expect(r.diagnostics.some((d) => /^the session's checkpoint grew to \d+ bytes, past the 65536-byte bound: its run was closed here and its fold restarted/.test(d.message))).toBe(true)
+        expect(
+          r.diagnostics.some((d) =>
+            /^the session's checkpoint grew to \d+ bytes, past the 65536-byte bound: its run was closed here and its fold restarted/.test(d.message),
+          ),
+        ).toBe(true)
       }
       // the restarted fold reads on: the tail is a run of its own, answered, numbered after the cut ones
       expect(huge2.at(-1)?.ending).toStrictEqual({ kind: 'answered' })

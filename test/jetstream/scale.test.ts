@@ -9,7 +9,20 @@ import { foldRuns } from '../../src/core/fold.js'
 import type { RunResult } from '../../src/core/RunResult.js'
 import { startConsumer, type RunningConsumer } from '../../src/jetstream/consumer.js'
 import { resultKey } from '../../src/jetstream/keys.js'
-import { hasNatsServer, interleave, prng, publishLive, readBucket, sessionEvents, sleep, spawnWorker, startNatsCluster, startNatsServer, waitFor, type Worker } from './support.js'
+import {
+  hasNatsServer,
+  interleave,
+  prng,
+  publishLive,
+  readBucket,
+  sessionEvents,
+  sleep,
+  spawnWorker,
+  startNatsCluster,
+  startNatsServer,
+  waitFor,
+  type Worker,
+} from './support.js'
 
 const available = hasNatsServer()
 
@@ -107,7 +120,18 @@ describe.skipIf(!available)('scale-out through faults (real nats-server processe
       const streamMessages = async (stream: string) => (await (await jetstreamManager(server.nc)).streams.info(stream)).state.messages
       for (let run = 0; run < 20; run++) {
         const count = run % 2 === 0 ? 2 : 3
-        const names = { stream: `LIVE${run}`, subjects: `live${run}.*.events`, durable: `live${run}`, results: `LIVE${run}_RESULTS`, state: `LIVE${run}_STATE`, snapshots: `LIVE${run}_SNAPSHOTS`, partitions: 4, leaseMs: 600, snapshotMs: 100, progressIntervalMs: 0 }
+        const names = {
+          stream: `LIVE${run}`,
+          subjects: `live${run}.*.events`,
+          durable: `live${run}`,
+          results: `LIVE${run}_RESULTS`,
+          state: `LIVE${run}_STATE`,
+          snapshots: `LIVE${run}_SNAPSHOTS`,
+          partitions: 4,
+          leaseMs: 600,
+          snapshotMs: 100,
+          progressIntervalMs: 0,
+        }
         await (await jetstreamManager(server.nc)).streams.add({ name: names.stream, subjects: [`live${run}.*.*.events`] })
         const { sessions, order } = sessionsOf(150, 100 + run, `l${run}`)
         const expected = expectedOf(sessions)

@@ -46,7 +46,13 @@ const mappingConf = (mappings: ReadonlyArray<Mapping>): string =>
   mappings.length === 0
     ? ''
     : `mappings {\n${mappings
-        .map((m) => `  "${m.pattern}": "${m.pattern.split('.').flatMap((t) => (t === '*' ? [`{{partition(${m.partitions},1)}}`, '{{wildcard(1)}}'] : [t])).join('.')}"`)
+        .map(
+          (m) =>
+            `  "${m.pattern}": "${m.pattern
+              .split('.')
+              .flatMap((t) => (t === '*' ? [`{{partition(${m.partitions},1)}}`, '{{wildcard(1)}}'] : [t]))
+              .join('.')}"`,
+        )
         .join('\n')}\n}\n`
 
 const waitExit = async (proc: ChildProcess, signal: NodeJS.Signals): Promise<void> => {
@@ -76,7 +82,10 @@ const connectTo = async (url: string): Promise<NatsConnection | undefined> => {
  * Starts `nats-server -js` on a free loopback port with a temporary store (and the given subject mappings in
  * its configuration file), and connects to it.
  */
-export const startNatsServer = async (mappings: ReadonlyArray<Mapping> = [{ pattern: 'agents.*.events', partitions: 2 }], extraConfig = ''): Promise<NatsServer> => {
+export const startNatsServer = async (
+  mappings: ReadonlyArray<Mapping> = [{ pattern: 'agents.*.events', partitions: 2 }],
+  extraConfig = '',
+): Promise<NatsServer> => {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'run-outcome-js-'))
   const conf = join(dir, 'server.conf')
@@ -265,14 +274,40 @@ export const sessionEvents = (sid: string, rand: () => number): Array<Ev> => {
         const kid = `${sid}-sub${++child}`
         out.push(ev('subagent/started', sid, { parentSessionId: sid, childSessionId: kid }, tick()))
         out.push(ev('turn/start', kid, { turn: 1 }, tick()))
-        out.push(ev('assistant/message', kid, { turn: 1, step: 1, message: { content: [{ type: 'text', text: 'sub' }] }, usage: { inputTokens: 7, outputTokens: 3 }, model: 'small', costUsd: 0.0001 }, tick()))
+        out.push(
+          ev(
+            'assistant/message',
+            kid,
+            {
+              turn: 1,
+              step: 1,
+              message: { content: [{ type: 'text', text: 'sub' }] },
+              usage: { inputTokens: 7, outputTokens: 3 },
+              model: 'small',
+              costUsd: 0.0001,
+            },
+            tick(),
+          ),
+        )
         out.push(ev('turn/end', kid, { turn: 1, reason: { kind: 'completed' } }, tick()))
         out.push(ev('subagent/finished', sid, { parentSessionId: sid, childSessionId: kid, stopReason: 'completed' }, tick()))
       }
       const usage = { inputTokens: 10 + Math.floor(rand() * 90), outputTokens: 1 + Math.floor(rand() * 40), cacheReadTokens: Math.floor(rand() * 50) }
       const priced = rand() < 0.8
       out.push(
-        ev('assistant/message', sid, { turn, step: 1, message: { content: [{ type: 'text', text: `answer ${sid} ${r}.${turn}` }] }, usage, model: 'big', ...(priced ? { costUsd: 0.001 } : {}) }, tick()),
+        ev(
+          'assistant/message',
+          sid,
+          {
+            turn,
+            step: 1,
+            message: { content: [{ type: 'text', text: `answer ${sid} ${r}.${turn}` }] },
+            usage,
+            model: 'big',
+            ...(priced ? { costUsd: 0.001 } : {}),
+          },
+          tick(),
+        ),
       )
       const reason = turn === turns ? (REASONS[Math.floor(rand() * REASONS.length)] as Ev) : { kind: 'completed' }
       out.push(ev('turn/end', sid, { turn, reason }, tick()))
@@ -300,7 +335,13 @@ export const interleave = (sessions: ReadonlyArray<{ sid: string; events: Readon
  * message id so that a chunk retried after a failure (a server restart) is stored once (the stream's duplicate
  * window). Retries a failed chunk until it is stored.
  */
-export const publishLive = async (nc: NatsConnection, items: ReadonlyArray<{ subject: string; payload: string }>, chunk = 500, pauseMs = 30, idPrefix = 'm'): Promise<void> => {
+export const publishLive = async (
+  nc: NatsConnection,
+  items: ReadonlyArray<{ subject: string; payload: string }>,
+  chunk = 500,
+  pauseMs = 30,
+  idPrefix = 'm',
+): Promise<void> => {
   const { jetstream } = await import('@nats-io/jetstream')
   const js = jetstream(nc, { timeout: 2000 })
   for (let i = 0; i < items.length; i += chunk) {

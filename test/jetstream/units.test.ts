@@ -115,8 +115,18 @@ describe('partitioned subjects', () => {
   })
 
   it('read the delivery facts of a JetStream reply subject, old and new forms', () => {
-    expect({ ...ackInfo('$JS.ACK.AGENT_EVENTS.run-outcome-0-5.1.42.7.1700000000000000000.12') }).toStrictEqual({ deliveryCount: 1, streamSequence: 42, deliverySequence: 7, pending: 12 })
-    expect({ ...ackInfo('$JS.ACK.dom.ACCHASH.S.c.2.9.3.1700000000000000000.0.rnd') }).toStrictEqual({ deliveryCount: 2, streamSequence: 9, deliverySequence: 3, pending: 0 })
+    expect({ ...ackInfo('$JS.ACK.AGENT_EVENTS.run-outcome-0-5.1.42.7.1700000000000000000.12') }).toStrictEqual({
+      deliveryCount: 1,
+      streamSequence: 42,
+      deliverySequence: 7,
+      pending: 12,
+    })
+    expect({ ...ackInfo('$JS.ACK.dom.ACCHASH.S.c.2.9.3.1700000000000000000.0.rnd') }).toStrictEqual({
+      deliveryCount: 2,
+      streamSequence: 9,
+      deliverySequence: 3,
+      pending: 0,
+    })
     expect(ackInfo('_INBOX.x')).toBe(null)
     expect(ackInfo('$JS.ACK.a.b')).toBe(null)
   })
@@ -173,7 +183,11 @@ describe('checkpoints', () => {
     const fold = new SessionFold(native, 's')
     const good = [
       { type: 'turn/start', sessionId: 's', data: { turn: 1 } },
-      { type: 'assistant/message', sessionId: 's', data: { turn: 1, step: 1, message: { content: [{ type: 'text', text: 'hi' }] }, usage: { inputTokens: 3, outputTokens: 1 } } },
+      {
+        type: 'assistant/message',
+        sessionId: 's',
+        data: { turn: 1, step: 1, message: { content: [{ type: 'text', text: 'hi' }] }, usage: { inputTokens: 3, outputTokens: 1 } },
+      },
     ]
     const closed: Array<[number, RunResult]> = []
     const on = (n: number, r: RunResult) => closed.push([n, r])
@@ -203,7 +217,9 @@ describe('checkpoints', () => {
       ['codex', 'test/fixtures/codex-exec-json/codex.jsonl'],
     ] as const) {
       const translator = formatByName(format)?.translator as Translator<unknown>
-      const lines = readFileSync(`${repoRoot}/${file}`, 'utf8').split('\n').filter((l) => l.trim() !== '')
+      const lines = readFileSync(`${repoRoot}/${file}`, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
       const oneShot = new Pipeline(translator, { live: true })
       for (const l of lines) oneShot.textLine(l, undefined)
       const want = oneShot.takeResults()
@@ -268,7 +284,8 @@ describe('partitions and leases', () => {
   })
 
   it('rebalance: each live worker aims at ceil(P / workers), releasing the highest, taking the lowest free', () => {
-    const v = (states: string) => [...states].map((c, partition) => ({ partition, state: c === 'm' ? ('mine' as const) : c === 'f' ? ('free' as const) : ('taken' as const) }))
+    const v = (states: string) =>
+      [...states].map((c, partition) => ({ partition, state: c === 'm' ? ('mine' as const) : c === 'f' ? ('free' as const) : ('taken' as const) }))
     expect(rebalance(v('ffff'), 1)).toStrictEqual({ acquire: [0, 1, 2, 3], release: [] })
     expect(rebalance(v('mmmm'), 2)).toStrictEqual({ acquire: [], release: [3, 2] })
     expect(rebalance(v('ttmm'), 2)).toStrictEqual({ acquire: [], release: [] })
@@ -277,25 +294,61 @@ describe('partitions and leases', () => {
     expect(rebalance(v('ttt'), 4)).toStrictEqual({ acquire: [], release: [] })
   })
 
-  it('rebalance with the peers\' counts: no live worker stays idle (4 partitions, 3 workers end 2, 1, 1)', () => {
-    const v = (states: string) => [...states].map((c, partition) => ({ partition, state: c === 'm' ? ('mine' as const) : c === 'f' ? ('free' as const) : ('taken' as const) }))
+  it("rebalance with the peers' counts: no live worker stays idle (4 partitions, 3 workers end 2, 1, 1)", () => {
+    const v = (states: string) =>
+      [...states].map((c, partition) => ({ partition, state: c === 'm' ? ('mine' as const) : c === 'f' ? ('free' as const) : ('taken' as const) }))
     // a and b hold two each, c none: the smaller id of those above floor (1) releases one
-    expect(rebalance(v('mmtt'), 3, 'a', [{ id: 'b', held: 2 }, { id: 'c', held: 0 }])).toStrictEqual({ acquire: [], release: [1] })
-    expect(rebalance(v('ttmm'), 3, 'b', [{ id: 'a', held: 2 }, { id: 'c', held: 0 }])).toStrictEqual({ acquire: [], release: [] })
+    expect(
+      rebalance(v('mmtt'), 3, 'a', [
+        { id: 'b', held: 2 },
+        { id: 'c', held: 0 },
+      ]),
+    ).toStrictEqual({ acquire: [], release: [1] })
+    expect(
+      rebalance(v('ttmm'), 3, 'b', [
+        { id: 'a', held: 2 },
+        { id: 'c', held: 0 },
+      ]),
+    ).toStrictEqual({ acquire: [], release: [] })
     // c takes the freed one; a worker at floor leaves free partitions to a starving peer
-    expect(rebalance(v('tftt'), 3, 'c', [{ id: 'a', held: 1 }, { id: 'b', held: 2 }])).toStrictEqual({ acquire: [1], release: [] })
-    expect(rebalance(v('mftt'), 3, 'a', [{ id: 'b', held: 2 }, { id: 'c', held: 0 }])).toStrictEqual({ acquire: [], release: [] })
+    expect(
+      rebalance(v('tftt'), 3, 'c', [
+        { id: 'a', held: 1 },
+        { id: 'b', held: 2 },
+      ]),
+    ).toStrictEqual({ acquire: [1], release: [] })
+    expect(
+      rebalance(v('mftt'), 3, 'a', [
+        { id: 'b', held: 2 },
+        { id: 'c', held: 0 },
+      ]),
+    ).toStrictEqual({ acquire: [], release: [] })
     // once balanced (2, 1, 1) nothing moves
-    expect(rebalance(v('mmtt'), 3, 'a', [{ id: 'b', held: 1 }, { id: 'c', held: 1 }])).toStrictEqual({ acquire: [], release: [] })
-    expect(rebalance(v('ttmt'), 3, 'c', [{ id: 'a', held: 2 }, { id: 'b', held: 1 }])).toStrictEqual({ acquire: [], release: [] })
+    expect(
+      rebalance(v('mmtt'), 3, 'a', [
+        { id: 'b', held: 1 },
+        { id: 'c', held: 1 },
+      ]),
+    ).toStrictEqual({ acquire: [], release: [] })
+    expect(
+      rebalance(v('ttmt'), 3, 'c', [
+        { id: 'a', held: 2 },
+        { id: 'b', held: 1 },
+      ]),
+    ).toStrictEqual({ acquire: [], release: [] })
     // a simulation from any start converges with every worker holding floor or ceil
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 5 }), fc.array(fc.nat(), { minLength: 12, maxLength: 12 }), (P, W, start) => {
         const ids = Array.from({ length: W }, (_, i) => `w${i}`)
-        const owner: Array<string | null> = Array.from({ length: P }, (_, p) => ((start[p] ?? 0) % (W + 1) === W ? null : (ids[(start[p] ?? 0) % (W + 1)] as string)))
+        const owner: Array<string | null> = Array.from({ length: P }, (_, p) =>
+          (start[p] ?? 0) % (W + 1) === W ? null : (ids[(start[p] ?? 0) % (W + 1)] as string),
+        )
         for (let round = 0; round < 4 * P + 8; round++) {
           for (const me of ids) {
-            const views = owner.map((o, partition) => ({ partition, state: o === me ? ('mine' as const) : o === null ? ('free' as const) : ('taken' as const) }))
+            const views = owner.map((o, partition) => ({
+              partition,
+              state: o === me ? ('mine' as const) : o === null ? ('free' as const) : ('taken' as const),
+            }))
             const peers = ids.filter((x) => x !== me).map((x) => ({ id: x, held: owner.filter((o) => o === x).length }))
             const plan = rebalance(views, W, me, peers)
             for (const p of plan.release) owner[p] = null
@@ -303,7 +356,10 @@ describe('partitions and leases', () => {
           }
         }
         const counts = ids.map((x) => owner.filter((o) => o === x).length)
-        expect(owner.every((o) => o !== null), `${P}/${W} all held`).toBe(true)
+        expect(
+          owner.every((o) => o !== null),
+          `${P}/${W} all held`,
+        ).toBe(true)
         for (const c of counts) expect(c === Math.floor(P / W) || c === Math.ceil(P / W), `${P}/${W}: ${counts.join(',')}`).toBe(true)
       }),
       { numRuns: Math.min(runs, 300) },
@@ -347,7 +403,9 @@ describe('the NATS clients are optional', () => {
     const io = { stdin: (async function* () {})(), stdout: { write: () => true }, stderr: { write: (s: string) => (stderr += s) }, env: {} }
     const code = await makeConsumeCommand(() => loadNatsClients(async (name) => Promise.reject(notFound(name))))(['--server', 'nats://127.0.0.1:4222'], io)
     expect(code).toBe(2)
-    expect(stderr).toMatch(/^run-outcome consume: the JetStream consumer needs the NATS clients, .*not installed: @nats-io\/transport-node, @nats-io\/jetstream, @nats-io\/kv\. Add them with: npm install /)
+    expect(stderr).toMatch(
+      /^run-outcome consume: the JetStream consumer needs the NATS clients, .*not installed: @nats-io\/transport-node, @nats-io\/jetstream, @nats-io\/kv\. Add them with: npm install /,
+    )
   })
 })
 
@@ -362,7 +420,10 @@ describe('consume usage', () => {
 
   it('rejects other formats, a missing server and bad numbers or names with exit 2', async () => {
     const unknown = await runCli(['consume', '--server', 'nats://127.0.0.1:1', '--format', 'nope'])
-    expect([unknown.code, unknown.stderr]).toStrictEqual([2, expect.stringMatching(/^run-outcome consume: --format nope is not a format consume reads \(one of: native, claude-code, codex, /)])
+    expect([unknown.code, unknown.stderr]).toStrictEqual([
+      2,
+      expect.stringMatching(/^run-outcome consume: --format nope is not a format consume reads \(one of: native, claude-code, codex, /),
+    ])
     expect(() => resolveConfig({ format: 'auto' })).toThrow('unknown format "auto"')
     expect(resolveConfig({ format: 'gemini' }).translator.format).toBe('gemini')
     const none = await runCli(['consume'])
@@ -370,7 +431,10 @@ describe('consume usage', () => {
     const zero = await runCli(['consume', '--server', 'nats://127.0.0.1:1', '--partitions', '0'])
     expect([zero.code, zero.stderr]).toStrictEqual([2, expect.stringMatching(/--partitions takes a number above 0/)])
     const subjects = await runCli(['consume', '--server', 'nats://127.0.0.1:1', '--subjects', 'agents.>'])
-    expect([subjects.code, subjects.stderr]).toStrictEqual([2, "run-outcome consume: the subject pattern may not contain '>' (use one '*' for the session id)\n"])
+    expect([subjects.code, subjects.stderr]).toStrictEqual([
+      2,
+      "run-outcome consume: the subject pattern may not contain '>' (use one '*' for the session id)\n",
+    ])
     const name = await runCli(['consume', '--server', 'nats://127.0.0.1:1', '--stream', 'a.b'])
     expect([name.code, name.stderr]).toStrictEqual([2, "run-outcome consume: the stream name may contain only letters, digits, '-' and '_'\n"])
     const extra = await runCli(['consume', 'file.jsonl'])
@@ -385,7 +449,8 @@ describe('the built package without the NATS clients', () => {
     return next(specifier, context)
   }`
   const register = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)})`)}`
-  const node = (args: ReadonlyArray<string>) => spawnSync(process.execPath, ['--import', register, ...args], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 })
+  const node = (args: ReadonlyArray<string>) =>
+    spawnSync(process.execPath, ['--import', register, ...args], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 })
 
   it('loads the core, the CLI and run-outcome/jetstream, and consume says which packages to add', () => {
     const script = `

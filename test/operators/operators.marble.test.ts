@@ -12,14 +12,23 @@ const b = said('hi', { inputTokens: 3, outputTokens: 2 })
 const c = turnEnd(1, { kind: 'completed' })
 const i = idle()
 const bad = ev('turn/end', { turn: 1 })
-const fold = (xs: unknown[]) => E.getOrElseW((e) => { throw e })(foldEvents(xs))
-const runs = (xs: unknown[]) => E.getOrElseW((e) => { throw e })(foldRuns(xs))
+const fold = (xs: unknown[]) =>
+  E.getOrElseW((e) => {
+    throw e
+  })(foldEvents(xs))
+const runs = (xs: unknown[]) =>
+  E.getOrElseW((e) => {
+    throw e
+  })(foldRuns(xs))
 const err = (xs: unknown[]) => {
   const r = foldEvents(xs)
   if (E.isRight(r)) throw new Error('expected an error')
   return r.left
 }
-const decoded = (x: unknown, n: number) => E.getOrElseW((e) => { throw e })(decodeEvent(x, n))
+const decoded = (x: unknown, n: number) =>
+  E.getOrElseW((e) => {
+    throw e
+  })(decodeEvent(x, n))
 
 describe('decodeEvents()', () => {
   it('happy path', () =>
@@ -197,7 +206,9 @@ describe('runResults()', () => {
     scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const receipt = ev('agent/inbox/spliced', { inserted: [{ id: 'm1' }] })
       const src = cold('a-c-i-r-a-c-i-a|', { a, c, i, r: receipt })
-      const expected = E.getOrElseW((e) => { throw e })(foldRuns([a, c, i, receipt, a, c, i, a], { messageId: 'm1' }))
+      const expected = E.getOrElseW((e) => {
+        throw e
+      })(foldRuns([a, c, i, receipt, a, c, i, a], { messageId: 'm1' }))
       expectObservable(src.pipe(runResults({ messageId: 'm1' }))).toBe('------------(x|)', { x: expected[0] })
       expectSubscriptions(src.subscriptions).toBe('^-----------!')
     }))

@@ -70,7 +70,9 @@ describe('the native fold', () => {
     f.push(ev('root', 3 * MAX_SEQ_SESSIONS)) // a re-delivery of the root's last event: dropped
     f.push(ev('idle', 5)) // the idle session was forgotten: its re-delivery counts as new
     const d = f.state.run.draft.diagnostics.map((x) => x.message)
-    expect(d.filter((m) => m.startsWith('dropped a repeated delivery'))).toEqual([`dropped a repeated delivery (seq ${3 * MAX_SEQ_SESSIONS} was already applied in this session)`])
+    expect(d.filter((m) => m.startsWith('dropped a repeated delivery'))).toEqual([
+      `dropped a repeated delivery (seq ${3 * MAX_SEQ_SESSIONS} was already applied in this session)`,
+    ])
     expect(f.state.sessions['#idle']).toEqual({ max: 5, recent: [5], pos: 0, used: f.state.events })
     expect(SEQ_WINDOW).toBe(1024)
   })
@@ -78,7 +80,8 @@ describe('the native fold', () => {
   it(`child session ids are kept for at most ${MAX_CHILD_IDS} children`, () => {
     const f = new NativeFolder()
     f.push({ type: 'turn/start', sessionId: 'root', data: { turn: 1 } })
-    for (let i = 0; i < 3 * MAX_CHILD_IDS; i++) f.push({ type: 'subagent/started', sessionId: 'root', data: { parentSessionId: 'root', childSessionId: `c${i}` } })
+    for (let i = 0; i < 3 * MAX_CHILD_IDS; i++)
+      f.push({ type: 'subagent/started', sessionId: 'root', data: { parentSessionId: 'root', childSessionId: `c${i}` } })
     expect(Object.keys(f.state.children).length).toBeLessThanOrEqual(MAX_CHILD_IDS)
     expect(f.state.root).toBe('root')
   })
@@ -102,7 +105,8 @@ describe('vendor readers', () => {
   // once the ACP translator drops or indexes them without a scan.
   it.fails('ACP: unanswered session/prompt requests past the 10,000 pending cap cost the same per request', async () => {
     // 1,100 → 11,000 requests: the larger input has 1,000 requests past MAX_PENDING_REQUESTS (10,000)
-    const prompt = (i: number): string => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'session/prompt', params: { sessionId: 's', prompt: [{ type: 'text', text: 'hi' }] } })
+    const prompt = (i: number): string =>
+      JSON.stringify({ jsonrpc: '2.0', id: i, method: 'session/prompt', params: { sessionId: 's', prompt: [{ type: 'text', text: 'hi' }] } })
     const g = await growth(1_100, (n) => feed(acpTranslator, times(n, prompt)))
     report('ACP, N unanswered session/prompt requests', g)
     expect(g.ratio).toBeLessThanOrEqual(BOUND)
@@ -111,20 +115,45 @@ describe('vendor readers', () => {
   it('Claude Code transcript: unanswered AskUserQuestion / ExitPlanMode calls are not scanned per block and per tool_result', async () => {
     let u = 0
     const env = (type: string, extra: object): string =>
-      JSON.stringify({ parentUuid: null, isSidechain: false, userType: 'external', cwd: '/tmp', sessionId: 'tx', version: '2.0.30', type, uuid: `u${++u}`, timestamp: '2025-10-30T12:00:00.000Z', ...extra })
+      JSON.stringify({
+        parentUuid: null,
+        isSidechain: false,
+        userType: 'external',
+        cwd: '/tmp',
+        sessionId: 'tx',
+        version: '2.0.30',
+        type,
+        uuid: `u${++u}`,
+        timestamp: '2025-10-30T12:00:00.000Z',
+        ...extra,
+      })
     const lines = function* (n: number): Generator<string> {
       yield env('user', { message: { role: 'user', content: 'go' } })
       for (let i = 0; i < n; i++) {
         const name = i % 2 === 0 ? 'AskUserQuestion' : 'ExitPlanMode'
         yield env('assistant', {
-          message: { id: `m${i}`, model: 'claude-sonnet', role: 'assistant', content: [{ type: 'tool_use', id: `q${i}`, name, input: { q: 'which?' } }, { type: 'tool_use', id: `t${i}`, name: 'Bash', input: {} }], stop_reason: null, usage: { input_tokens: 1, output_tokens: 1 } },
+          message: {
+            id: `m${i}`,
+            model: 'claude-sonnet',
+            role: 'assistant',
+            content: [
+              { type: 'tool_use', id: `q${i}`, name, input: { q: 'which?' } },
+              { type: 'tool_use', id: `t${i}`, name: 'Bash', input: {} },
+            ],
+            stop_reason: null,
+            usage: { input_tokens: 1, output_tokens: 1 },
+          },
         })
         yield env('user', { message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: 'ok' }] } })
       }
     }
     const sizes: Array<number> = []
     const g = await growth(1_000, (n) => sizes.push(feed(claudeCodeTranslator, lines(n)).stateChars))
-    report('Claude Code transcript, N unanswered interactive calls', g, `; state ${sizes.at(-2)?.toLocaleString('en-US')} → ${sizes.at(-1)?.toLocaleString('en-US')} characters`)
+    report(
+      'Claude Code transcript, N unanswered interactive calls',
+      g,
+      `; state ${sizes.at(-2)?.toLocaleString('en-US')} → ${sizes.at(-1)?.toLocaleString('en-US')} characters`,
+    )
     expect(g.ratio).toBeLessThanOrEqual(BOUND)
     expect(sizes.at(-1) as number).toBeLessThanOrEqual((sizes.at(-2) as number) * 1.2)
   })
@@ -133,7 +162,11 @@ describe('vendor readers', () => {
     const lines = function* (n: number): Generator<string> {
       yield JSON.stringify({ type: 'thread.started', thread_id: 't' })
       yield JSON.stringify({ type: 'turn.started' })
-      for (let i = 0; i < n; i++) yield JSON.stringify({ type: 'item.completed', item: { id: `item_${i}`, type: 'command_execution', command: 'ls', aggregated_output: '', exit_code: 0, status: 'completed' } })
+      for (let i = 0; i < n; i++)
+        yield JSON.stringify({
+          type: 'item.completed',
+          item: { id: `item_${i}`, type: 'command_execution', command: 'ls', aggregated_output: '', exit_code: 0, status: 'completed' },
+        })
     }
     const sizes: Array<number> = []
     const g = await growth(5_000, (n) => sizes.push(feed(codexTranslator, lines(n)).stateChars))
@@ -145,7 +178,14 @@ describe('vendor readers', () => {
   const geminiHead = JSON.stringify({ sessionId: 's', projectHash: 'h', startTime: '2026-01-01T00:00:00.000Z', lastUpdated: '2026-01-01T00:00:00.000Z' })
   const gUser = (i: number): string => JSON.stringify({ id: `u${i}`, timestamp: '2026-01-01T00:00:01.000Z', type: 'user', content: 'hi' })
   const gModel = (i: number): string =>
-    JSON.stringify({ id: `g${i}`, timestamp: '2026-01-01T00:00:02.000Z', type: 'gemini', content: 'ok', model: 'gemini-2.5-pro', tokens: { input: 10, output: 5, cached: 0, thoughts: 0, tool: 0, total: 15 } })
+    JSON.stringify({
+      id: `g${i}`,
+      timestamp: '2026-01-01T00:00:02.000Z',
+      type: 'gemini',
+      content: 'ok',
+      model: 'gemini-2.5-pro',
+      tokens: { input: 10, output: 5, cached: 0, thoughts: 0, tool: 0, total: 15 },
+    })
 
   it('Gemini .jsonl: $rewindTo costs what it removes (rewinding each answer, then each prompt from the end)', async () => {
     const lines = function* (n: number): Generator<string> {
@@ -223,7 +263,14 @@ describe('Claude Code subagent files', () => {
           type: 'assistant',
           uuid: `x${i}`,
           timestamp: '2025-10-30T12:00:01.000Z',
-          message: { id: `m${i}`, model: `model-${i}`, role: 'assistant', content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } },
+          message: {
+            id: `m${i}`,
+            model: `model-${i}`,
+            role: 'assistant',
+            content: [{ type: 'text', text: 'done' }],
+            stop_reason: 'end_turn',
+            usage: { input_tokens: 1, output_tokens: 1 },
+          },
         }
         writeFileSync(join(sub, `agent-a${i}.jsonl`), `${JSON.stringify(rec)}\n`)
       }

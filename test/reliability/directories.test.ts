@@ -40,7 +40,12 @@ describe('symbolic links', () => {
     ])
     // the CLI reads the linked file (today's runs are not lost to a link)
     const r = await runCli(['replay', '--json', join(d, 'logs')])
-    expect(r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as RunResult).ending.kind)).toStrictEqual(['answered', 'cut_off'])
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as RunResult).ending.kind),
+    ).toStrictEqual(['answered', 'cut_off'])
     expect(r.stderr).toContain(`skipped ${join(d, 'logs', 'broken.jsonl')}: a symbolic link to nothing readable`)
   })
 })
@@ -114,8 +119,21 @@ describe('Claude Code subagent folders', () => {
     writeFileSync(join(d, 'sess.jsonl'), '')
     // links to nothing: each is a subagent file that cannot be read
     for (let i = 0; i < 150; i++) symlinkSync(join(d, `missing-${i}`), join(sub, `agent-${String(i).padStart(3, '0')}.jsonl`))
-    const parent = { diagnostics: [{ message: 'one of its own' }], diagnosticsDropped: 0, children: [], usage: { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, byModel: {} }, cost: { totalUsd: null, complete: false, missing: 0 }, toolCalls: 0, startedAt: null, endedAt: null } as unknown as RunResult
+    const parent = {
+      diagnostics: [{ message: 'one of its own' }],
+      diagnosticsDropped: 0,
+      children: [],
+      usage: { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, byModel: {} },
+      cost: { totalUsd: null, complete: false, missing: 0 },
+      toolCalls: 0,
+      startedAt: null,
+      endedAt: null,
+    } as unknown as RunResult
     const [r] = await attachSubagents([parent], join(d, 'sess.jsonl'))
-    expect([r?.diagnostics.length, r?.diagnosticsDropped, r?.diagnostics[1]?.message]).toStrictEqual([MAX_DIAGNOSTICS, 51, 'could not read the subagent file agent-000.jsonl'])
+    expect([r?.diagnostics.length, r?.diagnosticsDropped, r?.diagnostics[1]?.message]).toStrictEqual([
+      MAX_DIAGNOSTICS,
+      51,
+      'could not read the subagent file agent-000.jsonl',
+    ])
   })
 })

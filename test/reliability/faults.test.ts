@@ -8,7 +8,24 @@ import * as E from 'fp-ts/lib/Either.js'
 import fc from 'fast-check'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { asapScheduler, concat, concatMap, defer, finalize, from, interval, map, type Observable, observeOn, of, Subject, take, throwError, timer, toArray } from 'rxjs'
+import {
+  asapScheduler,
+  concat,
+  concatMap,
+  defer,
+  finalize,
+  from,
+  interval,
+  map,
+  type Observable,
+  observeOn,
+  of,
+  Subject,
+  take,
+  throwError,
+  timer,
+  toArray,
+} from 'rxjs'
 import { describe, expect, it } from 'vitest'
 import { currentResult, foldEvents, initialState } from '../../src/core/fold.js'
 import { resumeFold } from '../../src/core/resumeFold.js'
@@ -37,7 +54,11 @@ interface Notifications<A> {
 const record = <A>(o: Observable<A>): Promise<Notifications<A>> =>
   new Promise((resolve) => {
     const values: Array<A> = []
-    o.subscribe({ next: (v) => values.push(v), error: (error: unknown) => resolve({ values, error, completed: false }), complete: () => resolve({ values, completed: true }) })
+    o.subscribe({
+      next: (v) => values.push(v),
+      error: (error: unknown) => resolve({ values, error, completed: false }),
+      complete: () => resolve({ values, completed: true }),
+    })
   })
 
 const errorArb = fc.oneof(
@@ -52,7 +73,10 @@ describe('a source that errors mid-run', () => {
     await fc.assert(
       fc.asyncProperty(nativeTraceArb(30), fc.nat(), errorArb, async (trace, cut, error) => {
         const k = cut % (trace.length + 1)
-        const src = concat(from(trace.slice(0, k)), throwError(() => error))
+        const src = concat(
+          from(trace.slice(0, k)),
+          throwError(() => error),
+        )
         const prefix = resumeFold(initialState(), trace.slice(0, k))
         if (E.isLeft(prefix)) throw prefix.left
         const reduced = await record(src.pipe(reduceRun()))
@@ -74,7 +98,10 @@ describe('a source that errors mid-run', () => {
     await fc.assert(
       fc.asyncProperty(nativeTraceArb(30), fc.nat(), errorArb, async (trace, cut, error) => {
         const k = cut % (trace.length + 1)
-        const src = concat(from(trace.slice(0, k)), throwError(() => error))
+        const src = concat(
+          from(trace.slice(0, k)),
+          throwError(() => error),
+        )
         const prefix = resumeFold(initialState(), trace.slice(0, k))
         if (E.isLeft(prefix)) throw prefix.left
         const st = prefix.right.state
@@ -122,7 +149,12 @@ describe('a slow consumer', () => {
       fc.asyncProperty(nativeTraceArb(30), fc.boolean(), async (trace, realTime) => {
         // the source pushes everything at once; the consumer takes each value later (a timer or a microtask)
         const slow = <A>(o: Observable<A>): Observable<A> =>
-          realTime ? o.pipe(concatMap((x) => timer(0).pipe(map(() => x)))) : o.pipe(observeOn(asapScheduler), concatMap((x) => defer(() => Promise.resolve(x))))
+          realTime
+            ? o.pipe(concatMap((x) => timer(0).pipe(map(() => x))))
+            : o.pipe(
+                observeOn(asapScheduler),
+                concatMap((x) => defer(() => Promise.resolve(x))),
+              )
         const subject = new Subject<unknown>()
         const runsP = record(slow(subject.pipe(runResults())))
         const snapsP = record(slow(subject.pipe(scanRun())))
@@ -152,7 +184,10 @@ describe('an early unsubscribe', () => {
   const pendingArgs = (): { arguments: object; event: unknown } => {
     const marker = (): string => 'rm -rf /tmp/x'
     const args = { cmd: marker, blob: 'x'.repeat(10_000) }
-    return { arguments: marker, event: { type: 'turn/end', sessionId: 's', data: { turn: 1, reason: { kind: 'suspended', pending: [{ id: 'p', kind: 'approval', arguments: args }] } } } }
+    return {
+      arguments: marker,
+      event: { type: 'turn/end', sessionId: 's', data: { turn: 1, reason: { kind: 'suspended', pending: [{ id: 'p', kind: 'approval', arguments: args }] } } },
+    }
   }
 
   it.each([

@@ -76,7 +76,13 @@ describe('hostile corpus (test/fixtures/hostile), through main(argv, io)', () =>
       ])
     }
     const c = await replay(fixture('truncated-codex.jsonl'), 'auto')
-    expect([c.code, c.runs.length, c.runs[0]?.['format'], (c.runs[0]?.['ending'] as { kind: string }).kind, c.runs[0]?.['response']]).toStrictEqual([1, 1, 'codex', 'unfinished', null])
+    expect([c.code, c.runs.length, c.runs[0]?.['format'], (c.runs[0]?.['ending'] as { kind: string }).kind, c.runs[0]?.['response']]).toStrictEqual([
+      1,
+      1,
+      'codex',
+      'unfinished',
+      null,
+    ])
     expect((c.runs[0]?.['diagnostics'] as Array<{ line: number }>).map((d) => d.line)).toContain(4)
   })
 
@@ -120,13 +126,25 @@ describe('hostile corpus (test/fixtures/hostile), through main(argv, io)', () =>
     ])
     const t = await replay(fixture('numbers-turn.jsonl'), 'native')
     const tr = t.runs[0] as Record<string, unknown>
-    expect([t.code, tr['ending'], tr['finishReason'], (tr['diagnostics'] as Array<{ line: number }>).map((d) => d.line)]).toStrictEqual([0, { kind: 'answered' }, 'completed', [2]])
+    expect([t.code, tr['ending'], tr['finishReason'], (tr['diagnostics'] as Array<{ line: number }>).map((d) => d.line)]).toStrictEqual([
+      0,
+      { kind: 'answered' },
+      'completed',
+      [2],
+    ])
   })
 
   it('a limit of 1e999 in a turn/end reason is a protocol error at reason.limit (exit 3), not a limit printed as null', async () => {
     for (const format of ['auto', 'native']) {
       const r = await replay(fixture('numbers-limit.jsonl'), format)
-      expect([r.code, r.stdout, r.error?.['kind'], r.error?.['line'], r.error?.['index'], r.error?.['path']]).toStrictEqual([3, '', 'turn-end', 2, 1, 'reason.limit'])
+      expect([r.code, r.stdout, r.error?.['kind'], r.error?.['line'], r.error?.['index'], r.error?.['path']]).toStrictEqual([
+        3,
+        '',
+        'turn-end',
+        2,
+        1,
+        'reason.limit',
+      ])
     }
   })
 
@@ -151,7 +169,13 @@ describe('hostile corpus (test/fixtures/hostile), through main(argv, io)', () =>
     const pretty = await replay(fixture('array.json'), 'native')
     expect([pretty.code, pretty.stdout, pretty.error?.['kind'], pretty.error?.['line']]).toStrictEqual([3, '', 'json', 1])
     const oneLine = await replay(fixture('array-one-line.jsonl'), 'native')
-    expect([oneLine.code, oneLine.stdout, oneLine.error?.['kind'], oneLine.error?.['path'], oneLine.error?.['expected']]).toStrictEqual([3, '', 'event', '', 'an event object'])
+    expect([oneLine.code, oneLine.stdout, oneLine.error?.['kind'], oneLine.error?.['path'], oneLine.error?.['expected']]).toStrictEqual([
+      3,
+      '',
+      'event',
+      '',
+      'an event object',
+    ])
     const auto = await replay(fixture('array-one-line.jsonl'), 'auto')
     expect([auto.code, auto.stdout]).toStrictEqual([2, ''])
     expect(auto.stderr).toContain('could not detect the format')
@@ -183,16 +207,13 @@ describe('hostile corpus (test/fixtures/hostile), through main(argv, io)', () =>
     const r = await replay(fixture('proto-keys.jsonl'), 'auto')
     const run = r.runs[0] as Record<string, unknown>
     const usage = run['usage'] as { inputTokens: number; byModel: Record<string, { inputTokens: number; costUsd: number }> }
-    expect([r.code, run['sessionId'], run['ending'], usage.inputTokens, Object.keys(usage.byModel), Object.hasOwn(usage.byModel, 'constructor')]).toStrictEqual([
-      0,
-      '__proto__',
-      { kind: 'answered' },
-      1,
-      ['constructor'],
-      true,
-    ])
+    expect([r.code, run['sessionId'], run['ending'], usage.inputTokens, Object.keys(usage.byModel), Object.hasOwn(usage.byModel, 'constructor')]).toStrictEqual(
+      [0, '__proto__', { kind: 'answered' }, 1, ['constructor'], true],
+    )
     expect([usage.byModel['constructor']?.inputTokens, usage.byModel['constructor']?.costUsd]).toStrictEqual([1, 0.5])
-    expect(run['children']).toStrictEqual([{ sessionId: 'toString', ending: { kind: 'failed', reason: 'unrecognized', raw: '__proto__' }, finishReason: '__proto__' }])
+    expect(run['children']).toStrictEqual([
+      { sessionId: 'toString', ending: { kind: 'failed', reason: 'unrecognized', raw: '__proto__' }, finishReason: '__proto__' },
+    ])
   })
 
   it('the corpus directory as one input: every file read or skipped, the highest code wins, no stack trace', async () => {
@@ -223,7 +244,13 @@ describe('100,000-level nesting (built at test time)', () => {
     for (const format of ['auto', 'native']) {
       const r = await run('deep-arguments', format)
       const ending = r.runs[0]?.['ending'] as { kind: string; pending: Array<Record<string, unknown>> }
-      expect([r.code, ending.kind, ending.pending.length, ending.pending[0]?.['id'], ending.pending[0]?.['toolName']]).toStrictEqual([1, 'suspended', 1, 'p1', 'Bash'])
+      expect([r.code, ending.kind, ending.pending.length, ending.pending[0]?.['id'], ending.pending[0]?.['toolName']]).toStrictEqual([
+        1,
+        'suspended',
+        1,
+        'p1',
+        'Bash',
+      ])
       let depth = 0
       let v: unknown = ending.pending[0]?.['arguments']
       while (Array.isArray(v)) {
@@ -254,7 +281,11 @@ describe('100,000-level nesting (built at test time)', () => {
   })
 
   it('the library: decode, fold and checkpoint a deep payload without throwing', () => {
-    const lines = generated['deep-arguments']().toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown)
+    const lines = generated['deep-arguments']()
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown)
     const r = foldEvents(lines)
     expect(E.isRight(r) && r.right.ending.kind).toBe('suspended')
     const f = new NativeFolder()
@@ -285,7 +316,12 @@ describe('50 MB single lines (built at test time)', () => {
 
   it('a 50 MB answer in Codex exec --json', async () => {
     const r = await replay(generated['line-50mb-codex'](), 'auto')
-    expect([r.code, r.runs[0]?.['format'], r.runs[0]?.['ending'], (r.runs[0]?.['response'] as string).length]).toStrictEqual([0, 'codex', { kind: 'answered' }, 50 * MB])
+    expect([r.code, r.runs[0]?.['format'], r.runs[0]?.['ending'], (r.runs[0]?.['response'] as string).length]).toStrictEqual([
+      0,
+      'codex',
+      { kind: 'answered' },
+      50 * MB,
+    ])
   })
 
   it('the line splitter drops a line over its cap without keeping it, and reads on', () => {
@@ -336,7 +372,10 @@ describe('the corpus as real processes (dist/cli/bin.js)', () => {
       ...readdirSync(DIR)
         .filter((f) => !f.endsWith('.md'))
         .map((f): [string, () => Buffer] => [f, () => fixture(f)]),
-      ...(['deep-array-line', 'deep-object-line', 'deep-arguments', 'deep-kind', 'deep-codex', 'deep-claude'] as const).map((n): [string, () => Buffer] => [n, generated[n]]),
+      ...(['deep-array-line', 'deep-object-line', 'deep-arguments', 'deep-kind', 'deep-codex', 'deep-claude'] as const).map((n): [string, () => Buffer] => [
+        n,
+        generated[n],
+      ]),
     ]
     let n = 0
     const fresh = distIsFresh()

@@ -15,14 +15,32 @@ import { main } from '../../src/cli/main.js'
 import { runCli } from '../support/cli.js'
 import { figure } from './support/runs.js'
 
-const PAYLOAD = '\u001b]52;c;aGVsbG8=\u0007\u001b]8;;https://evil.example/\u0007link\u001b]8;;\u0007\u001b]0;title\u0007\u001b[2J\u009b31m\u202eevil\u2066\u2028\r\n'
+const PAYLOAD =
+  '\u001b]52;c;aGVsbG8=\u0007\u001b]8;;https://evil.example/\u0007link\u001b]8;;\u0007\u001b]0;title\u0007\u001b[2J\u009b31m\u202eevil\u2066\u2028\r\n'
 // the only controls the CLI writes itself: newlines ending its lines, and the watch status line's erase
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the controls a terminal acts on are what this test looks for
 const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
 // JSON output keeps the values: what a terminal acts on (C0, DEL, C1, line separators) must be `\u` escapes.
 // (Bidi controls stay as JSON writes them: they reorder how a line looks, not what the terminal does.)
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above, for JSON output
 const UNSAFE_JSON = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the CLI's own erase sequence
 const OWN = /\r\u001b\[K/g
-const STRUCTURAL = new Set(['type', 'subtype', 'role', 'method', 'jsonrpc', 'kind', 'sessionUpdate', 'status', 'stop_reason', 'stopReason', 'terminal_reason', 'finish_reason', 'reason'])
+const STRUCTURAL = new Set([
+  'type',
+  'subtype',
+  'role',
+  'method',
+  'jsonrpc',
+  'kind',
+  'sessionUpdate',
+  'status',
+  'stop_reason',
+  'stopReason',
+  'terminal_reason',
+  'finish_reason',
+  'reason',
+])
 
 const FIXTURES = new URL('../fixtures/', import.meta.url).pathname
 const corpus = (): Array<string> => {
@@ -106,8 +124,18 @@ const watchIt = async (argv: ReadonlyArray<string>, input: string): Promise<{ st
   })()
   await main([...argv], {
     stdin,
-    stdout: { write: (s: string) => { stdout += s } },
-    stderr: { write: (s: string) => { stderr += s }, isTTY: true, columns: 400 },
+    stdout: {
+      write: (s: string) => {
+        stdout += s
+      },
+    },
+    stderr: {
+      write: (s: string) => {
+        stderr += s
+      },
+      isTTY: true,
+      columns: 400,
+    },
     env: { NO_COLOR: '1' },
   })
   return { stdout, stderr }
@@ -129,7 +157,12 @@ describe('escape sequences in every string field and file name', () => {
 
   beforeAll(async () => {
     for (const name of names) {
-      for (const argv of [['replay', name], ['replay', '--brief', name], ['replay', '--json', name], ['events', name]]) {
+      for (const argv of [
+        ['replay', name],
+        ['replay', '--brief', name],
+        ['replay', '--json', name],
+        ['events', name],
+      ]) {
         const r = await runCli(argv)
         const json = argv.includes('--json') || argv[0] === 'events'
         check(`${argv.slice(0, -1).join(' ')} ${name}: stdout`, r.stdout, json)
@@ -166,7 +199,9 @@ describe('escape sequences in every string field and file name', () => {
       check(`${argv.slice(0, -1).join(' ')} DIR: stdout`, r.stdout, argv.includes('--json') || argv[0] === 'events')
       check(`${argv.slice(0, -1).join(' ')} DIR: stderr`, r.stderr)
     }
-    figure(`injection: ${names.length} poisoned logs (${logs.length} corpus logs × 2), ${checked} outputs checked (${shown} show the payload escaped), ${problems.length} with a control character`)
+    figure(
+      `injection: ${names.length} poisoned logs (${logs.length} corpus logs × 2), ${checked} outputs checked (${shown} show the payload escaped), ${problems.length} with a control character`,
+    )
   }, 120_000)
 
   it(`replay (summary, --brief, --json; files and a folder) and watch (summary, status line, --json): nothing a terminal acts on`, () => {

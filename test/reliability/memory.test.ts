@@ -100,11 +100,16 @@ describe('the line cap', () => {
   })
 
   it(`a line of just under ${MAX_LINE_VALUES.toLocaleString('en-US')} JSON values (distinct keys) is read, peak RSS ≤ 512 MB`, async () => {
-    const r = await spawnStreamed(['replay', '--json', '-'], (function* () {
-      yield turnStart
-      yield* manyValues(MAX_LINE_VALUES - 100)
-      yield turnEnd
-    })(), HEAP, 4096)
+    const r = await spawnStreamed(
+      ['replay', '--json', '-'],
+      (function* () {
+        yield turnStart
+        yield* manyValues(MAX_LINE_VALUES - 100)
+        yield turnEnd
+      })(),
+      HEAP,
+      4096,
+    )
     figures.push(`line at the value cap ${Math.round(r.mib)} MiB`)
     expect([r.code, r.signal, r.stderr]).toStrictEqual([0, null, ''])
     expect(JSON.parse(r.stdout.split('\n')[0] as string).response).toBe('x')
@@ -112,11 +117,16 @@ describe('the line cap', () => {
   })
 
   it('a line over either cap is skipped, never parsed, with a note naming its line and size; the run reads on', async () => {
-    const overValues = await spawnStreamed(['replay', '--json', '-'], (function* () {
-      yield turnStart
-      yield* manyValues(MAX_LINE_VALUES + 100)
-      yield turnEnd
-    })(), HEAP, 4096)
+    const overValues = await spawnStreamed(
+      ['replay', '--json', '-'],
+      (function* () {
+        yield turnStart
+        yield* manyValues(MAX_LINE_VALUES + 100)
+        yield turnEnd
+      })(),
+      HEAP,
+      4096,
+    )
     expect([overValues.code, JSON.parse(overValues.stdout.split('\n')[0] as string).ending]).toStrictEqual([0, { kind: 'answered' }])
     expect(overValues.stderr).toBe(
       `run-outcome replay: -: line 2: skipped a line of ${sizeOf(manyValues(MAX_LINE_VALUES + 100)).toLocaleString('en-US')} bytes holding over ${MAX_LINE_VALUES.toLocaleString('en-US')} JSON values (over the line cap of ${LINE_CAP_TEXT})\n`,
@@ -127,13 +137,20 @@ describe('the line cap', () => {
       yield* letters(bytes)
       yield '"}]}}}\n'
     }
-    const overBytes = await spawnStreamed(['replay', '--json', '--format', 'native', '-'], (function* () {
-      yield turnStart
-      yield* long()
-      yield turnEnd
-    })(), HEAP, 4096)
+    const overBytes = await spawnStreamed(
+      ['replay', '--json', '--format', 'native', '-'],
+      (function* () {
+        yield turnStart
+        yield* long()
+        yield turnEnd
+      })(),
+      HEAP,
+      4096,
+    )
     expect([overBytes.code, JSON.parse(overBytes.stdout.split('\n')[0] as string).ending]).toStrictEqual([0, { kind: 'answered' }])
-    expect(overBytes.stderr).toBe(`run-outcome replay: -: line 2: skipped a line of ${sizeOf(long()).toLocaleString('en-US')} bytes (over the line cap of ${LINE_CAP_TEXT})\n`)
+    expect(overBytes.stderr).toBe(
+      `run-outcome replay: -: line 2: skipped a line of ${sizeOf(long()).toLocaleString('en-US')} bytes (over the line cap of ${LINE_CAP_TEXT})\n`,
+    )
     figures.push(`over the value cap ${Math.round(overValues.mib)} MiB, over the byte cap ${Math.round(overBytes.mib)} MiB`)
     // a skipped line is never kept or parsed
     expect(overValues.mib).toBeLessThan(200)
@@ -188,7 +205,10 @@ describe('watch stays flat', () => {
     writeFileSync(file, '')
     const n = Math.ceil((200 * MiB) / run.length)
     for (let i = 0; i < n; i++) appendFileSync(file, run)
-    const child = spawn(process.execPath, [...MAXRSS_PRELOAD, binPath, 'watch', '--json', '--poll', '20', file], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [...MAXRSS_PRELOAD, binPath, 'watch', '--json', '--poll', '20', file], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let lines = 0
     let err = ''
     child.stdout.on('data', (b: Buffer) => {

@@ -59,18 +59,18 @@ const runBatch = async (from: number, to: number): Promise<void> => {
 }
 
 const record = (m: Mutation, problems: Array<string>): void => {
-    stats.runs++
-    stats.bytes += m.input.length
-    stats.faults += m.ops.length
-    for (const op of m.ops) {
-      const k = op.replace(/-.*$/, '')
-      opCounts[k] = (opCounts[k] ?? 0) + 1
-    }
-    if (problems.length > 0) {
-      const f = { m, problems }
-      failures.push(f)
-      if (failures.length <= 50) saveFailure('in-process', m, problems)
-    }
+  stats.runs++
+  stats.bytes += m.input.length
+  stats.faults += m.ops.length
+  for (const op of m.ops) {
+    const k = op.replace(/-.*$/, '')
+    opCounts[k] = (opCounts[k] ?? 0) + 1
+  }
+  if (problems.length > 0) {
+    const f = { m, problems }
+    failures.push(f)
+    if (failures.length <= 50) saveFailure('in-process', m, problems)
+  }
 }
 
 describe(`corpus mutations through main(argv, io)`, () => {
@@ -81,7 +81,9 @@ describe(`corpus mutations through main(argv, io)`, () => {
     it(`mutations ${from}…${to - 1}: exit codes of SPEC §1, no stack trace, well-formed results`, async () => {
       await runBatch(from, to)
       const mine = failures.filter((f) => f.m.index >= from && f.m.index < to)
-      expect(mine.slice(0, 10).map((f) => ({ index: f.m.index, seed: f.m.seed, ops: f.m.ops, argv: f.m.argv.join(' '), problems: f.problems }))).toStrictEqual([])
+      expect(mine.slice(0, 10).map((f) => ({ index: f.m.index, seed: f.m.seed, ops: f.m.ops, argv: f.m.argv.join(' '), problems: f.problems }))).toStrictEqual(
+        [],
+      )
     }, 900_000)
   }
 
@@ -89,7 +91,12 @@ describe(`corpus mutations through main(argv, io)`, () => {
     figure(
       `mutations: ${stats.runs} runs, ${(stats.bytes / 1048576).toFixed(1)} MiB of input, ${stats.faults} faults injected, exit codes 0/1/2/3: ${stats.codes.join('/')}, ${failures.length} failures, ${(stats.ms / 1000).toFixed(1)} s`,
     )
-    figure(`mutation kinds: ${Object.entries(opCounts).sort().map(([k, v]) => `${k} ${v}`).join(', ')}`)
+    figure(
+      `mutation kinds: ${Object.entries(opCounts)
+        .sort()
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    )
     expect(stats.runs).toBe(MUTATIONS)
   })
 })

@@ -70,10 +70,15 @@ describe('JSONL reader: chunking invariance', () => {
   it('splitting the bytes anywhere (inside a UTF-8 character, between \\r and \\n, inside the BOM) gives the same lines', () => {
     fc.assert(
       fc.property(
-        fc.tuple(fc.array(fc.oneof(nativeEventArb, fc.constantFrom('RAW:not json', 'RAW:{"type":"turn/st', 'RAW:  \u00e9\u65e5\ud83d\ude42')), { maxLength: 30 }), docOptionsArb).chain(([values, o]) => {
-          const doc = toJsonl(values, o)
-          return fc.tuple(fc.constant(doc.bytes), cutsArb(doc.bytes))
-        }),
+        fc
+          .tuple(
+            fc.array(fc.oneof(nativeEventArb, fc.constantFrom('RAW:not json', 'RAW:{"type":"turn/st', 'RAW:  \u00e9\u65e5\ud83d\ude42')), { maxLength: 30 }),
+            docOptionsArb,
+          )
+          .chain(([values, o]) => {
+            const doc = toJsonl(values, o)
+            return fc.tuple(fc.constant(doc.bytes), cutsArb(doc.bytes))
+          }),
         ([bytes, cuts]) => {
           const chunks = chunksOf(bytes, cuts)
           expectSame(splitLines(chunks), oracleLines(bytes), 'lines')
@@ -88,10 +93,18 @@ describe('JSONL reader: chunking invariance', () => {
   it('replay (native and auto) over any chunking gives the same runs, error (index, line) and notes', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.tuple(fc.oneof(nativeTraceArb(25), fc.tuple(nativeTraceArb(20), badEventArb, junkArb).map(([a, b, c]) => [...a, b.event, ...c])), docOptionsArb).chain(([values, o]) => {
-          const doc = toJsonl(values, o)
-          return fc.tuple(fc.constant(doc.bytes), cutsArb(doc.bytes))
-        }),
+        fc
+          .tuple(
+            fc.oneof(
+              nativeTraceArb(25),
+              fc.tuple(nativeTraceArb(20), badEventArb, junkArb).map(([a, b, c]) => [...a, b.event, ...c]),
+            ),
+            docOptionsArb,
+          )
+          .chain(([values, o]) => {
+            const doc = toJsonl(values, o)
+            return fc.tuple(fc.constant(doc.bytes), cutsArb(doc.bytes))
+          }),
         async ([bytes, cuts]) => {
           const chunks = chunksOf(bytes, cuts)
           for (const format of ['native', 'auto'] as const) {
@@ -123,7 +136,11 @@ describe('operators ≡ fold (valid and invalid input)', () => {
         // runResults: the runs closed so far, then the open one on completion (or the error)
         const emitted: Array<RunResult> = []
         const results = await settle(
-          new Promise<void>((resolve, reject) => from(inputs).pipe(runResults(o)).subscribe({ next: (r) => emitted.push(r), error: reject, complete: resolve })),
+          new Promise<void>((resolve, reject) =>
+            from(inputs)
+              .pipe(runResults(o))
+              .subscribe({ next: (r) => emitted.push(r), error: reject, complete: resolve }),
+          ),
         )
         const bad = E.isLeft(folded) ? folded.left.index : inputs.length
         const resumed = resumeFold(initialState(o), inputs.slice(0, bad))
@@ -146,7 +163,11 @@ describe('operators ≡ fold (valid and invalid input)', () => {
         // scanRun
         const snaps: Array<RunResult> = []
         const scanned = await settle(
-          new Promise<void>((resolve, reject) => from(inputs).pipe(scanRun(o)).subscribe({ next: (r) => snaps.push(r), error: reject, complete: resolve })),
+          new Promise<void>((resolve, reject) =>
+            from(inputs)
+              .pipe(scanRun(o))
+              .subscribe({ next: (r) => snaps.push(r), error: reject, complete: resolve }),
+          ),
         )
         expect(snaps.length).toBe(bad)
         snaps.forEach((snap, i) => {
@@ -159,7 +180,11 @@ describe('operators ≡ fold (valid and invalid input)', () => {
         const decoded = await settle(lastValueFrom(from(inputs).pipe(decodeEvents(), toArray())))
         if (E.isRight(folded)) {
           if (E.isLeft(decoded)) throw new Error('decodeEvents failed where foldEvents succeeded')
-          expectSame(decoded.right, inputs.map((x, i) => E.getOrElseW(() => null)(decodeEvent(x, i))), 'decodeEvents')
+          expectSame(
+            decoded.right,
+            inputs.map((x, i) => E.getOrElseW(() => null)(decodeEvent(x, i))),
+            'decodeEvents',
+          )
         } else expectSame(E.isLeft(decoded) ? errJson(decoded.left) : 'completed', folded.left.toJSON(), 'decodeEvents error')
         count(E.isLeft(folded) ? 'operators: invalid inputs' : 'operators: valid inputs')
       }),
@@ -279,11 +304,20 @@ describe('hostile ids', () => {
           expectSame(hostile.left.toJSON(), plain.left.toJSON(), 'error')
         } else {
           if (E.isLeft(hostile)) throw new Error('renaming ids made a protocol error')
-          expectSame(hostile.right, plain.right.map((r) => renameResult(ren, r)), 'runs')
+          expectSame(
+            hostile.right,
+            plain.right.map((r) => renameResult(ren, r)),
+            'runs',
+          )
         }
         const all = foldRuns(inputs.map((x) => renameEvent(ren, x)))
         const allPlain = foldRuns(inputs)
-        if (E.isRight(all) && E.isRight(allPlain)) expectSame(all.right, allPlain.right.map((r) => renameResult(ren, r)), 'runs without messageId')
+        if (E.isRight(all) && E.isRight(allPlain))
+          expectSame(
+            all.right,
+            allPlain.right.map((r) => renameResult(ren, r)),
+            'runs without messageId',
+          )
         count('hostile ids: traces renamed')
       }),
       opts,

@@ -107,52 +107,62 @@ describe('resumable fold', () => {
 
   it('a corrupted checkpoint is rejected with a ProtocolError or, when still a state, resumes without throwing', () => {
     fc.assert(
-      fc.property(nativeTraceArb(20), fc.nat(), fc.nat(), fc.constantFrom('cut', 'flip', 'null', 'string', 'array', 'negative', 'drop'), (events, a, b, how) => {
-        const f = new NativeFolder()
-        for (const e of events) f.push(e)
-        const text = encodeFoldState(f.state)
-        const i = a % text.length
-        let bad: string
-        switch (how) {
-          case 'cut':
-            bad = text.slice(0, i)
-            break
-          case 'flip':
-            bad = `${text.slice(0, i)}${String.fromCharCode(32 + (b % 90))}${text.slice(i + 1)}`
-            break
-          default: {
-            const obj = JSON.parse(text) as Record<string, unknown>
-            const paths: Array<[Record<string, unknown>, string]> = []
-            const stack: Array<unknown> = [obj]
-            while (stack.length > 0) {
-              const v = stack.pop()
-              if (typeof v === 'object' && v !== null) for (const k of Object.keys(v)) {
-                paths.push([v as Record<string, unknown>, k])
-                stack.push((v as Record<string, unknown>)[k])
+      fc.property(
+        nativeTraceArb(20),
+        fc.nat(),
+        fc.nat(),
+        fc.constantFrom('cut', 'flip', 'null', 'string', 'array', 'negative', 'drop'),
+        (events, a, b, how) => {
+          const f = new NativeFolder()
+          for (const e of events) f.push(e)
+          const text = encodeFoldState(f.state)
+          const i = a % text.length
+          let bad: string
+          switch (how) {
+            case 'cut':
+              bad = text.slice(0, i)
+              break
+            case 'flip':
+              bad = `${text.slice(0, i)}${String.fromCharCode(32 + (b % 90))}${text.slice(i + 1)}`
+              break
+            default: {
+              const obj = JSON.parse(text) as Record<string, unknown>
+              const paths: Array<[Record<string, unknown>, string]> = []
+              const stack: Array<unknown> = [obj]
+              while (stack.length > 0) {
+                const v = stack.pop()
+                if (typeof v === 'object' && v !== null)
+                  for (const k of Object.keys(v)) {
+                    paths.push([v as Record<string, unknown>, k])
+                    stack.push((v as Record<string, unknown>)[k])
+                  }
               }
+              const [holder, key] = paths[b % paths.length] as [Record<string, unknown>, string]
+              if (how === 'drop') delete holder[key]
+              else holder[key] = how === 'null' ? null : how === 'string' ? 'x' : how === 'array' ? [] : -1
+              bad = JSON.stringify(obj)
             }
-            const [holder, key] = paths[b % paths.length] as [Record<string, unknown>, string]
-            if (how === 'drop') delete holder[key]
-            else holder[key] = how === 'null' ? null : how === 'string' ? 'x' : how === 'array' ? [] : -1
-            bad = JSON.stringify(obj)
           }
-        }
-        tally.corrupted++
-        const back = decodeFoldState(bad)
-        if (E.isRight(back)) {
-          tally.corruptedAccepted++
-          // still shaped like a state: resuming must not throw
-          resumeFold(back.right, events)
-          currentResult(back.right)
-        } else expect(back.left.name).toBe('ProtocolError')
-      }),
+          tally.corrupted++
+          const back = decodeFoldState(bad)
+          if (E.isRight(back)) {
+            tally.corruptedAccepted++
+            // still shaped like a state: resuming must not throw
+            resumeFold(back.right, events)
+            currentResult(back.right)
+          } else expect(back.left.name).toBe('ProtocolError')
+        },
+      ),
       { numRuns: FC_RUNS },
     )
   })
 
   it('a re-delivery after a checkpoint is still dropped (the seq memory is part of the state)', () => {
     const ev = (seq: number, type: string, data: unknown) => ({ type, sessionId: 's', seq, data })
-    const a = [ev(1, 'turn/start', { turn: 1 }), ev(2, 'assistant/message', { message: { content: [{ type: 'text', text: 'a' }] }, usage: { inputTokens: 10, outputTokens: 1 } })]
+    const a = [
+      ev(1, 'turn/start', { turn: 1 }),
+      ev(2, 'assistant/message', { message: { content: [{ type: 'text', text: 'a' }] }, usage: { inputTokens: 10, outputTokens: 1 } }),
+    ]
     const b = [a[1], ev(3, 'turn/end', { turn: 1, reason: { kind: 'completed' } })]
     const first = resumeFold(initialState(), a)
     if (E.isLeft(first)) throw first.left

@@ -71,7 +71,13 @@ describe('closed pipes', () => {
       const p = start(argv, 'ignore')
       return (await p.closed).code
     }
-    for (const argv of [['replay', dir], ['replay', '--json', dir], ['stats', dir], ['stats', '--json', dir], ['replay', join(dir, 'missing.jsonl')]]) {
+    for (const argv of [
+      ['replay', dir],
+      ['replay', '--json', dir],
+      ['stats', dir],
+      ['stats', '--json', dir],
+      ['replay', join(dir, 'missing.jsonl')],
+    ]) {
       const closed = await withClosedStderr(argv)
       expect({ argv, code: closed.code, signal: closed.signal }).toStrictEqual({ argv, code: await open(argv), signal: null })
       expect([0, 1, 2, 3]).toContain(closed.code)
@@ -128,9 +134,12 @@ describe('signals', () => {
         setTimeout(() => child.stdout.resume(), 5)
       })
       const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.on('close', (code, sig) => res({ code, signal: sig })))
-      void pump(child, (function* () {
-        for (let i = 0; i < 120; i++) yield bigRun(i)
-      })())
+      void pump(
+        child,
+        (function* () {
+          for (let i = 0; i < 120; i++) yield bigRun(i)
+        })(),
+      )
       await until(() => got > 3 * 256 * 1024 + trial * 100_000)
       child.kill(signal)
       const r = await closed

@@ -48,6 +48,8 @@ describe('corpus mutations as real processes', () => {
     figure(
       `spawned: ${SPAWNED} processes (${PARALLEL} at a time), ${faults} faults injected, exit codes 0/1/2/3: ${codes.join('/')}, ${failures.length} failures, ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     )
-    expect(failures.slice(0, 10).map((f) => ({ index: f.m.index, seed: f.m.seed, ops: f.m.ops, argv: f.m.argv.join(' '), problems: f.problems }))).toStrictEqual([])
+    expect(
+      failures.slice(0, 10).map((f) => ({ index: f.m.index, seed: f.m.seed, ops: f.m.ops, argv: f.m.argv.join(' '), problems: f.problems })),
+    ).toStrictEqual([])
   }, 1_800_000)
 })

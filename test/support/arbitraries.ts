@@ -15,7 +15,10 @@ const reasonArb = fc.oneof(
   fc.record({ kind: fc.constant('error'), error: fc.record({ message: fc.string({ maxLength: 10 }) }) }),
   fc.record({ kind: fc.constant('limit'), reason: fc.constantFrom('max_turns', 'cost_limit'), limit: fc.nat(50) }),
   fc.record({ kind: fc.constant('blocked'), guardrail: fc.string({ maxLength: 5 }) }),
-  fc.record({ kind: fc.constant('suspended'), pending: fc.array(fc.record({ id: fc.string({ maxLength: 4 }), kind: fc.constantFrom('approval', 'question') }), { maxLength: 2 }) }),
+  fc.record({
+    kind: fc.constant('suspended'),
+    pending: fc.array(fc.record({ id: fc.string({ maxLength: 4 }), kind: fc.constantFrom('approval', 'question') }), { maxLength: 2 }),
+  }),
 )
 
 const usageArb = fc.record(
@@ -32,16 +35,30 @@ export const validEventArb = (sessions: fc.Arbitrary<string> = fc.constantFrom('
         fc.nat(5).map((turn) => ({ type: 'turn/start', data: { turn } })),
         fc.tuple(fc.nat(5), reasonArb).map(([turn, reason]) => ({ type: 'turn/end', data: { turn, reason } })),
         fc
-          .tuple(fc.string({ maxLength: 8 }), fc.option(usageArb, { nil: undefined }), fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }), fc.constantFrom('m1', 'm2', '__proto__'))
+          .tuple(
+            fc.string({ maxLength: 8 }),
+            fc.option(usageArb, { nil: undefined }),
+            fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
+            fc.constantFrom('m1', 'm2', '__proto__'),
+          )
           .map(([text, usage, costUsd, model]) => ({
             type: 'assistant/message',
-            data: { turn: 1, step: 1, message: { content: [{ type: 'text', text }] }, model, ...(usage ? { usage } : {}), ...(costUsd !== undefined ? { costUsd } : {}) },
+            data: {
+              turn: 1,
+              step: 1,
+              message: { content: [{ type: 'text', text }] },
+              model,
+              ...(usage ? { usage } : {}),
+              ...(costUsd !== undefined ? { costUsd } : {}),
+            },
           })),
         fc.string({ maxLength: 4 }).map((callId) => ({ type: 'tool/call', data: { callId, name: 'Bash', arguments: '{}' } })),
         fc.string({ maxLength: 4 }).map((callId) => ({ type: 'tool/result', data: { callId, message: 'ok' } })),
         fc.constantFrom({ type: 'session/status', data: { status: 'idle' } }, { type: 'session/status', data: { status: 'running' } }),
         fc.constant({ type: 'subagent/started', data: { parentSessionId: 'root', childSessionId: 'kid' } }),
-        fc.constantFrom('completed', 'error').map((stopReason) => ({ type: 'subagent/finished', data: { parentSessionId: 'root', childSessionId: 'kid', stopReason } })),
+        fc
+          .constantFrom('completed', 'error')
+          .map((stopReason) => ({ type: 'subagent/finished', data: { parentSessionId: 'root', childSessionId: 'kid', stopReason } })),
         fc.constant({ type: 'todo/write', data: {} }),
         fc.constant({ type: 'user/message', data: { message: 'hi' } }),
       ),

@@ -16,8 +16,16 @@ export const runCli = async (argv: string[], stdin: string | Buffer = '', env: R
   const input = Readable.from([typeof stdin === 'string' ? Buffer.from(stdin) : stdin]) as Readable & { isTTY?: boolean }
   const code = await main(argv, {
     stdin: input,
-    stdout: { write: (s: string) => { stdout += s } },
-    stderr: { write: (s: string) => { stderr += s } },
+    stdout: {
+      write: (s: string) => {
+        stdout += s
+      },
+    },
+    stderr: {
+      write: (s: string) => {
+        stderr += s
+      },
+    },
     env: { NO_COLOR: '1', ...env },
   })
   return { code, stdout, stderr }
@@ -27,6 +35,12 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 export const binPath = fileURLToPath(new URL('../../dist/cli/bin.js', import.meta.url))
 
 export const spawnCli = (argv: string[], input?: string): CliRun => {
-  const r = spawnSync(process.execPath, [binPath, ...argv], { cwd: repoRoot, input: input ?? '', encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 })
+  const r = spawnSync(process.execPath, [binPath, ...argv], {
+    cwd: repoRoot,
+    input: input ?? '',
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 60_000,
+  })
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }
 }

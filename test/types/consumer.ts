@@ -4,18 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { from } from 'rxjs'
-import {
-  endingFrom,
-  endingTo,
-  foldEvents,
-  isSuccess,
-  matchEnding,
-  reduceRun,
-  replayFile,
-  runResults,
-  type RunEnding,
-  type RunResult,
-} from 'run-outcome'
+import { endingFrom, endingTo, foldEvents, isSuccess, matchEnding, reduceRun, replayFile, runResults, type RunEnding, type RunResult } from 'run-outcome'
 
 const result = foldEvents([{ type: 'turn/end', sessionId: 's', data: { reason: { kind: 'completed' } } }])
 if (E.isRight(result)) {
@@ -34,5 +23,7 @@ if (E.isRight(result)) {
   console.log(label, isSuccess(ending), endingTo('acp', endingFrom('deputy', { stopReason: 'complete' })))
 }
 from([]).pipe(reduceRun()).subscribe()
-from([]).pipe(runResults({ messageId: 'm' })).subscribe()
+from([])
+  .pipe(runResults({ messageId: 'm' }))
+  .subscribe()
 void replayFile

@@ -24,27 +24,25 @@ export const str: fc.Arbitrary<string> = fc.oneof(
 )
 
 /** JSON values as they survive a JSON round trip (no `-0`). */
-export const jsonArgs: fc.Arbitrary<unknown> = fc
-  .jsonValue({ maxDepth: 3 })
-  .map((v) => JSON.parse(JSON.stringify(v)) as unknown)
+export const jsonArgs: fc.Arbitrary<unknown> = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown)
 
 const standardBy = ['caller', 'hook', 'permission', 'parent', 'delegation', 'abandoned'] as const
 
 const pendingItem = (kind: fc.Arbitrary<string>): fc.Arbitrary<PendingItem> =>
-  fc.record(
-    { id: str, kind, toolName: str, arguments: jsonArgs, reason: str },
-    { requiredKeys: ['id', 'kind'], noNullPrototype: true },
-  )
+  fc.record({ id: str, kind, toolName: str, arguments: jsonArgs, reason: str }, { requiredKeys: ['id', 'kind'], noNullPrototype: true })
 
 const anyPendingKind = fc.oneof(fc.constantFrom('approval', 'question'), str)
 
 /** Any `RunEnding`, every optional field present or absent. */
 export const anyEnding: fc.Arbitrary<RunEnding> = fc.oneof(
   fc.constant({ kind: 'answered' } as const),
-  fc.record({
-    kind: fc.constant('cut_off' as const),
-    finishReason: fc.oneof(fc.constantFrom('max_tokens', 'context_window', 'content_filter', 'refusal'), str),
-  }, { noNullPrototype: true }),
+  fc.record(
+    {
+      kind: fc.constant('cut_off' as const),
+      finishReason: fc.oneof(fc.constantFrom('max_tokens', 'context_window', 'content_filter', 'refusal'), str),
+    },
+    { noNullPrototype: true },
+  ),
   fc.record(
     {
       kind: fc.constant('limit' as const),
@@ -59,10 +57,13 @@ export const anyEnding: fc.Arbitrary<RunEnding> = fc.oneof(
     { kind: fc.constant('stopped' as const), by: fc.oneof(fc.constantFrom(...standardBy), str), reason: str },
     { requiredKeys: ['kind', 'by'], noNullPrototype: true },
   ),
-  fc.record({
-    kind: fc.constant('suspended' as const),
-    pending: fc.array(pendingItem(anyPendingKind), { maxLength: 3 }),
-  }, { noNullPrototype: true }),
+  fc.record(
+    {
+      kind: fc.constant('suspended' as const),
+      pending: fc.array(pendingItem(anyPendingKind), { maxLength: 3 }),
+    },
+    { noNullPrototype: true },
+  ),
   fc.record(
     {
       kind: fc.constant('blocked' as const),
@@ -77,10 +78,7 @@ export const anyEnding: fc.Arbitrary<RunEnding> = fc.oneof(
       kind: fc.constant('failed' as const),
       reason: fc.oneof(fc.constantFrom('error', 'provider_error', 'agent_failed', 'unrecognized', 'interrupted'), str),
       phase: str,
-      error: fc.record(
-        { message: str, code: fc.oneof(str, fc.integer()), name: str },
-        { requiredKeys: ['message'], noNullPrototype: true },
-      ),
+      error: fc.record({ message: str, code: fc.oneof(str, fc.integer()), name: str }, { requiredKeys: ['message'], noNullPrototype: true }),
       raw: jsonArgs,
     },
     { requiredKeys: ['kind', 'reason'], noNullPrototype: true },
@@ -112,18 +110,17 @@ const DEPUTY_DEFAULT_STOP = new Map([
 
 const deputyEnding: fc.Arbitrary<RunEnding> = fc.oneof(
   pick('answered'),
-  fc.record({
-    kind: fc.constant('cut_off' as const),
-    finishReason: fc.constantFrom('max_tokens', 'context_window', 'content_filter'),
-  }, { noNullPrototype: true }),
-  pick('limit').chain((l) =>
-    fc.constantFrom(...Object.keys(DEPUTY_LIMIT_FIELDS)).map((reason): RunEnding => ({ ...l, reason })),
+  fc.record(
+    {
+      kind: fc.constant('cut_off' as const),
+      finishReason: fc.constantFrom('max_tokens', 'context_window', 'content_filter'),
+    },
+    { noNullPrototype: true },
   ),
+  pick('limit').chain((l) => fc.constantFrom(...Object.keys(DEPUTY_LIMIT_FIELDS)).map((reason): RunEnding => ({ ...l, reason }))),
   pick('stopped').filter((s) => s.by !== 'approval'),
   pick('suspended'),
-  pick('failed').chain((f) =>
-    fc.constantFrom('error', 'provider_error', 'file_checkpoint_error').map((reason): RunEnding => ({ ...f, reason })),
-  ),
+  pick('failed').chain((f) => fc.constantFrom('error', 'provider_error', 'file_checkpoint_error').map((reason): RunEnding => ({ ...f, reason }))),
 )
 
 const deputyCarried = (e: RunEnding): RunEnding => {
@@ -131,15 +128,11 @@ const deputyCarried = (e: RunEnding): RunEnding => {
     case 'limit': {
       const field = DEPUTY_LIMIT_FIELDS[e.reason]
       if (field === null || field === undefined) return { kind: 'limit', reason: e.reason }
-      return e.reason === 'cost_unavailable'
-        ? { kind: 'limit', reason: e.reason, field, actual: null }
-        : { kind: 'limit', reason: e.reason, field }
+      return e.reason === 'cost_unavailable' ? { kind: 'limit', reason: e.reason, field, actual: null } : { kind: 'limit', reason: e.reason, field }
     }
     case 'stopped': {
       const dflt = DEPUTY_DEFAULT_STOP.get(e.by) ?? e.by
-      return e.reason === undefined || e.reason === dflt
-        ? { kind: 'stopped', by: e.by }
-        : { kind: 'stopped', by: e.by, reason: e.reason }
+      return e.reason === undefined || e.reason === dflt ? { kind: 'stopped', by: e.by } : { kind: 'stopped', by: e.by, reason: e.reason }
     }
     case 'suspended':
       return { kind: 'suspended', pending: [] }
@@ -167,17 +160,18 @@ const DSH_BY = new Map([
 
 const dshEnding: fc.Arbitrary<RunEnding> = fc.oneof(
   pick('answered'),
-  fc.record({
-    kind: fc.constant('cut_off' as const),
-    finishReason: fc.constantFrom('max_tokens', 'refusal', 'context_window', 'content_filter'),
-  }, { noNullPrototype: true }),
+  fc.record(
+    {
+      kind: fc.constant('cut_off' as const),
+      finishReason: fc.constantFrom('max_tokens', 'refusal', 'context_window', 'content_filter'),
+    },
+    { noNullPrototype: true },
+  ),
   pick('limit', 'stopped', 'suspended', 'blocked'),
   pick('failed').chain((f) =>
     fc.oneof(
       fc.constantFrom('error', 'interrupted').map((reason): RunEnding => ({ ...f, reason })),
-      str
-        .filter((raw) => !DSH_KINDS.has(raw))
-        .map((raw): RunEnding => ({ kind: 'failed', reason: 'unrecognized', raw })),
+      str.filter((raw) => !DSH_KINDS.has(raw)).map((raw): RunEnding => ({ kind: 'failed', reason: 'unrecognized', raw })),
     ),
   ),
 )
@@ -210,13 +204,13 @@ const LLM4S_KIND_IN = new Map([
 
 const llm4sEnding: fc.Arbitrary<RunEnding> = fc.oneof(
   pick('answered', 'blocked', 'limit'),
-  fc.record({
-    kind: fc.constant('suspended' as const),
-    pending: fc.array(
-      pendingItem(fc.oneof(fc.constantFrom('approval', 'question', 'middleware_question', 'breakpoint'), str)),
-      { maxLength: 3 },
-    ),
-  }, { noNullPrototype: true }),
+  fc.record(
+    {
+      kind: fc.constant('suspended' as const),
+      pending: fc.array(pendingItem(fc.oneof(fc.constantFrom('approval', 'question', 'middleware_question', 'breakpoint'), str)), { maxLength: 3 }),
+    },
+    { noNullPrototype: true },
+  ),
 )
 
 const llm4sCarried = (e: RunEnding): RunEnding => {
@@ -247,9 +241,7 @@ const swiftideEnding: fc.Arbitrary<RunEnding> = fc.oneof(
     fc.oneof(
       fc.constant<RunEnding>({ ...f, reason: 'error' }),
       fc.constant<RunEnding>({ ...f, reason: 'agent_failed' }),
-      str
-        .filter((raw) => raw !== 'NoNewMessages' && raw !== 'Error')
-        .map((raw): RunEnding => ({ kind: 'failed', reason: 'unrecognized', raw })),
+      str.filter((raw) => raw !== 'NoNewMessages' && raw !== 'Error').map((raw): RunEnding => ({ kind: 'failed', reason: 'unrecognized', raw })),
     ),
   ),
   fc.record({ kind: fc.constant('suspended' as const), pending: fc.tuple(pendingItem(anyPendingKind)) }, { noNullPrototype: true }),
@@ -290,10 +282,13 @@ const swiftideCarried = (e: RunEnding): RunEnding => {
 
 const acpEnding: fc.Arbitrary<RunEnding> = fc.oneof(
   pick('answered', 'limit'),
-  fc.record({
-    kind: fc.constant('cut_off' as const),
-    finishReason: fc.constantFrom('max_tokens', 'context_window', 'refusal', 'content_filter'),
-  }, { noNullPrototype: true }),
+  fc.record(
+    {
+      kind: fc.constant('cut_off' as const),
+      finishReason: fc.constantFrom('max_tokens', 'context_window', 'refusal', 'content_filter'),
+    },
+    { noNullPrototype: true },
+  ),
   pick('stopped').chain((s) => fc.constantFrom('caller', 'abandoned').map((by): RunEnding => ({ ...s, by }))),
 )
 
@@ -337,9 +332,7 @@ type KindOrNull = RunEnding['kind'] | null
  * Lossy writes are documented in each module; no row lets a non-answered ending come back answered except
  * ACP's, where SPEC §5 writes blocked and stops by others than the caller as `end_turn`.
  */
-export const kindsAfterRoundTrip: Readonly<
-  Record<VocabularySystem, Readonly<Record<RunEnding['kind'], ReadonlyArray<KindOrNull>>>>
-> = {
+export const kindsAfterRoundTrip: Readonly<Record<VocabularySystem, Readonly<Record<RunEnding['kind'], ReadonlyArray<KindOrNull>>>>> = {
   deputy: {
     answered: ['answered'],
     cut_off: ['cut_off'],

@@ -8,14 +8,7 @@ import { describe, expect, it } from 'vitest'
 import type { RunEnding } from '../../src/core/RunEnding.js'
 import { foldEvents } from '../../src/core/fold.js'
 import { isProtocolError } from '../../src/core/ProtocolError.js'
-import {
-  endingFrom,
-  endingFromEither,
-  endingTo,
-  structuredOutputFrom,
-  vocabularySystems,
-  type VocabularySystem,
-} from '../../src/vocabularies/index.js'
+import { endingFrom, endingFromEither, endingTo, structuredOutputFrom, vocabularySystems, type VocabularySystem } from '../../src/vocabularies/index.js'
 
 interface Row {
   readonly covers: ReadonlyArray<string>
@@ -43,9 +36,7 @@ interface Table {
   readonly malformed: Readonly<Record<VocabularySystem, ReadonlyArray<MalformedRow>>>
 }
 
-const table = JSON.parse(
-  readFileSync(new URL('../fixtures/vocabularies/conformance.json', import.meta.url), 'utf8'),
-) as Table
+const table = JSON.parse(readFileSync(new URL('../fixtures/vocabularies/conformance.json', import.meta.url), 'utf8')) as Table
 
 const label = (u: unknown): string => {
   const text = JSON.stringify(u)
@@ -107,11 +98,7 @@ describe('conformance table', () => {
             if (system === 'dsh') {
               // the native protocol rejects the same reason in a turn/end, at the same path
               const folded = foldEvents([{ type: 'turn/end', sessionId: 'root', data: { turn: 1, reason: row.value } }])
-              expect(E.isLeft(folded) ? [folded.left.kind, folded.left.path, folded.left.expected] : folded).toStrictEqual([
-                row.kind,
-                row.path,
-                row.expected,
-              ])
+              expect(E.isLeft(folded) ? [folded.left.kind, folded.left.path, folded.left.expected] : folded).toStrictEqual([row.kind, row.path, row.expected])
             }
           })
         }

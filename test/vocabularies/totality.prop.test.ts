@@ -8,21 +8,13 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { isProtocolError } from '../../src/core/ProtocolError.js'
 import { EqRunEnding, type RunEnding } from '../../src/core/RunEnding.js'
-import {
-  endingFrom,
-  endingFromEither,
-  endingTo,
-  structuredOutputFrom,
-  vocabularySystems,
-  type VocabularySystem,
-} from '../../src/vocabularies/index.js'
+import { endingFrom, endingFromEither, endingTo, structuredOutputFrom, vocabularySystems, type VocabularySystem } from '../../src/vocabularies/index.js'
 import { hostileNames, numRuns } from './arbitraries.js'
 
 console.log(`vocabularies totality properties: FC_NUM_RUNS=${numRuns}`)
 
 const hasOwn = (u: unknown, key: string): boolean => typeof u === 'object' && u !== null && Object.hasOwn(u, key)
-const get = (u: unknown, key: string): unknown =>
-  hasOwn(u, key) ? (u as Record<string, unknown>)[key] : undefined
+const get = (u: unknown, key: string): unknown => (hasOwn(u, key) ? (u as Record<string, unknown>)[key] : undefined)
 
 /** The forms each system defines as an answer; anything else must not read as answered. */
 const isAnswerForm = (system: VocabularySystem, v: unknown): boolean => {
@@ -35,10 +27,7 @@ const isAnswerForm = (system: VocabularySystem, v: unknown): boolean => {
     case 'llm4s':
       return isObject && get(v, 'kind') === 'COMPLETED'
     case 'swiftide':
-      return (
-        v === 'NoNewMessages' ||
-        (isObject && Object.keys(v).length === 1 && (hasOwn(v, 'NoNewMessages') || hasOwn(v, 'RequestedByTool')))
-      )
+      return v === 'NoNewMessages' || (isObject && Object.keys(v).length === 1 && (hasOwn(v, 'NoNewMessages') || hasOwn(v, 'RequestedByTool')))
     case 'acp':
       return v === 'end_turn'
   }
@@ -94,10 +83,7 @@ const shaped: Readonly<Record<VocabularySystem, fc.Arbitrary<unknown>>> = {
   ),
   dsh: fc.record(
     {
-      kind: fc.oneof(
-        fc.constantFrom('completed', 'aborted', 'blocked', 'limit', 'suspended', 'error', 'interrupted', 'max-tokens'),
-        anyField,
-      ),
+      kind: fc.oneof(fc.constantFrom('completed', 'aborted', 'blocked', 'limit', 'suspended', 'error', 'interrupted', 'max-tokens'), anyField),
       reason: fc.oneof(fc.record({ kind: anyField, reason: anyField }, { requiredKeys: [] }), anyField),
       guardrail: anyField,
       phase: fc.oneof(fc.constantFrom('input', 'output'), anyField),
@@ -105,10 +91,7 @@ const shaped: Readonly<Record<VocabularySystem, fc.Arbitrary<unknown>>> = {
       field: anyField,
       actual: anyField,
       limit: anyField,
-      pending: fc.oneof(
-        fc.array(fc.record({ id: anyField, kind: anyField, toolName: anyField, arguments: anyField }, { requiredKeys: [] })),
-        anyField,
-      ),
+      pending: fc.oneof(fc.array(fc.record({ id: anyField, kind: anyField, toolName: anyField, arguments: anyField }, { requiredKeys: [] })), anyField),
       error: fc.oneof(fc.record({ message: anyField, code: anyField, name: anyField }, { requiredKeys: [] }), anyField),
     },
     { requiredKeys: [] },
@@ -187,9 +170,27 @@ describe.each(vocabularySystems)('%s', (system) => {
 
   it('reads unknown strings as failed unrecognized (deputy: stopped, seed 000), keeping the string', () => {
     const known = new Set([
-      'end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled', 'NoNewMessages', 'Error',
-      'completed', 'max-tokens', 'context-window', 'content-filter', 'aborted', 'blocked', 'limit', 'suspended',
-      'error', 'interrupted', 'COMPLETED', 'BLOCKED', 'STEP_LIMIT_REACHED', 'SUSPENDED',
+      'end_turn',
+      'max_tokens',
+      'max_turn_requests',
+      'refusal',
+      'cancelled',
+      'NoNewMessages',
+      'Error',
+      'completed',
+      'max-tokens',
+      'context-window',
+      'content-filter',
+      'aborted',
+      'blocked',
+      'limit',
+      'suspended',
+      'error',
+      'interrupted',
+      'COMPLETED',
+      'BLOCKED',
+      'STEP_LIMIT_REACHED',
+      'SUSPENDED',
     ])
     const unknown = fc.oneof(fc.string(), fc.constantFrom(...hostileNames)).filter((s) => !known.has(s))
     fc.assert(

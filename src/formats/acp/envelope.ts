@@ -29,8 +29,7 @@ export interface Envelope {
   readonly time: string | number | undefined
 }
 
-const isJsonRpcShaped = (v: Obj): boolean =>
-  v['jsonrpc'] !== undefined || typeof v['method'] === 'string' || ('id' in v && ('result' in v || 'error' in v))
+const isJsonRpcShaped = (v: Obj): boolean => v['jsonrpc'] !== undefined || typeof v['method'] === 'string' || ('id' in v && ('result' in v || 'error' in v))
 
 const timeOf = (v: Obj): string | number | undefined => {
   const t = v['timestamp'] ?? v['ts'] ?? v['time']
@@ -169,7 +168,11 @@ export const take = (p: Pairing, key: string, dir: string | null, msg: Obj): Pen
     if (want === null) break
     const isPrompt = r.method === 'session/prompt'
     const isPermission = r.method === 'session/request_permission'
-    if ((want === 'session/prompt' && isPrompt) || (want === 'session/request_permission' && isPermission) || (want === 'other' && !isPrompt && !isPermission)) {
+    if (
+      (want === 'session/prompt' && isPrompt) ||
+      (want === 'session/request_permission' && isPermission) ||
+      (want === 'other' && !isPrompt && !isPermission)
+    ) {
       chosen = i
       break
     }

@@ -83,7 +83,16 @@ const newTurn = (sessionId: string, sess: AcpSession): AcpTurn => ({
   notes: emptyNotes(),
 })
 
-const onRequest = (s: AcpState, msg: Obj, method: string, key: string, dir: string | null, line: number | undefined, time: string | number | undefined, emit: Emit): void => {
+const onRequest = (
+  s: AcpState,
+  msg: Obj,
+  method: string,
+  key: string,
+  dir: string | null,
+  line: number | undefined,
+  time: string | number | undefined,
+  emit: Emit,
+): void => {
   const params = isObject(msg['params']) ? msg['params'] : undefined
   const sessionId = params !== undefined ? str(params['sessionId']) : undefined
   switch (method) {
@@ -116,7 +125,8 @@ const onRequest = (s: AcpState, msg: Obj, method: string, key: string, dir: stri
       const toolCall = params !== undefined ? params['toolCall'] : undefined
       const toolCallId = isObject(toolCall) ? str(toolCall['toolCallId']) : undefined
       if (open === undefined || turn === undefined || !isObject(toolCall) || toolCallId === undefined) {
-        if (turn !== undefined || sessionId === undefined) note(s, turn, line, 'skipped a session/request_permission without a session prompt or a string toolCall.toolCallId')
+        if (turn !== undefined || sessionId === undefined)
+          note(s, turn, line, 'skipped a session/request_permission without a session prompt or a string toolCall.toolCallId')
         remember(s, key, { method: 'other', dir }, line)
         return
       }
@@ -261,14 +271,7 @@ const onNotification = (s: AcpState, msg: Obj, method: string, line: number | un
 }
 
 /** Update kinds that only a prompt turn has (the others state the session: commands, modes, titles, usage). */
-const TURN_CONTENT: ReadonlySet<string> = new Set([
-  'agent_message_chunk',
-  'agent_thought_chunk',
-  'user_message_chunk',
-  'tool_call',
-  'tool_call_update',
-  'plan',
-])
+const TURN_CONTENT: ReadonlySet<string> = new Set(['agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk', 'tool_call', 'tool_call_update', 'plan'])
 
 /**
  * The turn a prompt response ends when its request is not in the log (a one-way capture): the implicit turn that

@@ -63,7 +63,14 @@ export const reasonOfEnding = (e: RunEnding): ReasonIn => {
 export const CANCELLED: ReasonIn = { kind: 'aborted', reason: { kind: 'user' } }
 
 /** An event of the turn's session at an explicit `line` (0: between records, no line of the log). */
-const ev = <K extends KnownEventType>(type: K, data: DataIn<K>, sessionId: string, line: number | null | undefined, time?: string | number | null, recordType?: string): SessionEvent => {
+const ev = <K extends KnownEventType>(
+  type: K,
+  data: DataIn<K>,
+  sessionId: string,
+  line: number | null | undefined,
+  time?: string | number | null,
+  recordType?: string,
+): SessionEvent => {
   // '' is the session of a turn whose prompt response named none (a one-way capture without any session id)
   const e = nativeEvent(type, data, { sessionId: sessionId === '' ? null : sessionId, time: time ?? undefined, recordType })
   ;(e as { line?: number }).line = line ?? 0

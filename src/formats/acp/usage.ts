@@ -93,7 +93,10 @@ export const isCount = (n: unknown): n is number => typeof n === 'number' && Num
  */
 export const countedBuckets = (
   b: AcpBuckets | null,
-): { readonly usage: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number; reasoningTokens: number }; readonly bad: boolean } => {
+): {
+  readonly usage: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number; reasoningTokens: number }
+  readonly bad: boolean
+} => {
   if (b === null) return { usage: { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }, bad: false }
   let bad = false
   const c = (n: number | null): number => {

@@ -97,7 +97,9 @@ const approvalRequest = (s: AiSdkState, v: Obj, t: string, emit: Emit): void => 
   let stated = false
   if (callId !== undefined) {
     stated =
-      tc !== undefined ? noteCall(r, emit, t, callId, str(get(tc, 'toolName')), get(tc, 'input'), has(tc, 'input')) : noteCall(r, emit, t, callId, undefined, undefined, false)
+      tc !== undefined
+        ? noteCall(r, emit, t, callId, str(get(tc, 'toolName')), get(tc, 'input'), has(tc, 'input'))
+        : noteCall(r, emit, t, callId, undefined, undefined, false)
   }
   if (!stated) chunk(emit, t)
   const info = callId !== undefined ? openCall(r, callId) : undefined
@@ -106,7 +108,7 @@ const approvalRequest = (s: AiSdkState, v: Obj, t: string, emit: Emit): void => 
   if (tc !== undefined && has(tc, 'input')) {
     args = jsonCopy(get(tc, 'input'))
     hasArgs = true
-  } else if (info !== undefined && info.hasInput) {
+  } else if (info?.hasInput) {
     args = info.input
     hasArgs = true
   } else if (info !== undefined && info.inputText.length > 0) {

@@ -108,10 +108,15 @@ export const jsonCopy = (v: unknown): unknown => {
 /** An OpenAI Chat Completions / Completions stream chunk (it has no `type`). @internal */
 export const isChatChunk = (v: Obj): boolean => {
   const o = get(v, 'object')
-  return o === 'chat.completion.chunk' || o === 'text_completion' || (Array.isArray(get(v, 'choices')) && typeof get(v, 'id') === 'string' && get(v, 'type') === undefined)
+  return (
+    o === 'chat.completion.chunk' ||
+    o === 'text_completion' ||
+    (Array.isArray(get(v, 'choices')) && typeof get(v, 'id') === 'string' && get(v, 'type') === undefined)
+  )
 }
 
 /** A type name safe to quote in a diagnostic: at most 60 characters, control characters replaced. @internal */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
 export const quoteType = (type: string): string => `"${short(type).replace(/[\u0000-\u001f\u007f]/g, '?')}"`
 
 // ---- state ----------------------------------------------------------------------------------------------
@@ -214,12 +219,21 @@ const BucketsCodec = t.type({ inputTokens: t.number, cacheReadTokens: t.number, 
 const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null])
 const ErrorCodec = t.intersection([t.type({ message: t.string }), t.partial({ code: t.union([t.string, t.number]), name: t.string })])
 const ToolInfoCodec = t.intersection([t.type({ toolName: nullable(t.string), hasInput: t.boolean, inputText: t.string }), t.partial({ input: t.unknown })])
-const ApprovalCodec = t.intersection([t.type({ id: t.string, toolCallId: nullable(t.string), toolName: nullable(t.string), hasArgs: t.boolean }), t.partial({ args: t.unknown })])
+const ApprovalCodec = t.intersection([
+  t.type({ id: t.string, toolCallId: nullable(t.string), toolName: nullable(t.string), hasArgs: t.boolean }),
+  t.partial({ args: t.unknown }),
+])
 const NativeUsageCodec = t.intersection([
   t.type({ inputTokens: t.number, outputTokens: t.number }),
   t.partial({ cacheReadTokens: t.number, cacheWriteTokens: t.number, reasoningTokens: t.number }),
 ])
-const UsageInputCodec = t.partial({ inputTokens: t.number, cacheReadTokens: t.number, cacheWriteTokens: t.number, outputTokens: t.number, reasoningTokens: t.number })
+const UsageInputCodec = t.partial({
+  inputTokens: t.number,
+  cacheReadTokens: t.number,
+  cacheWriteTokens: t.number,
+  outputTokens: t.number,
+  reasoningTokens: t.number,
+})
 
 const RunStateCodec = t.type({
   content: t.boolean,
@@ -658,13 +672,22 @@ const terminalOf = (r: RunState): Terminal | undefined => {
   }
   if (!r.finished) {
     if (!r.errored) return undefined
-    return { reason: { kind: 'failed', reason: errorReason, phase: 'stream', ...(r.error !== null ? { error: r.error } : {}) }, finishReason: 'error', inferred: false }
+    return {
+      reason: { kind: 'failed', reason: errorReason, phase: 'stream', ...(r.error !== null ? { error: r.error } : {}) },
+      finishReason: 'error',
+      inferred: false,
+    }
   }
   if (r.approvalCount > 0) {
     const pending = Object.keys(r.approvals).map((k) => pendingApproval(r.approvals[k] as Approval))
     return { reason: { kind: 'suspended', pending }, finishReason: written, inferred: false }
   }
-  if (r.errored) return { reason: { kind: 'failed', reason: errorReason, ...(r.error !== null ? { error: r.error } : {}) }, finishReason: written ?? 'error', inferred: false }
+  if (r.errored)
+    return {
+      reason: { kind: 'failed', reason: errorReason, ...(r.error !== null ? { error: r.error } : {}) },
+      finishReason: written ?? 'error',
+      inferred: false,
+    }
   if (r.badReason) return { reason: { kind: 'failed', reason: 'unrecognized' }, finishReason: null, inferred: false }
   const raw = r.rawReason
   switch (r.reason) {

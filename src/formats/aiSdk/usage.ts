@@ -40,7 +40,7 @@ const put = (u: Writable, k: keyof UsageInput, v: number | undefined): void => {
   if (v !== undefined) u[k] = v
 }
 
-const clampSub = (a: number, b: number): number => (a - b > 0 ? a - b : 0)
+const clampSub = (a: number, b: number): number => Math.max(a - b, 0)
 
 /**
  * Writes `inputTokens` for an input count that includes the cached tokens: the input less the cached part.

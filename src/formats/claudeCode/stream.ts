@@ -778,7 +778,11 @@ const result = (s: StreamState, v: Obj, time: string | number | undefined, emit:
   const st = v['subtype']
   const ie = v['is_error']
   const tr = v['terminal_reason']
-  if ((st !== undefined && typeof st !== 'string') || (ie !== undefined && typeof ie !== 'boolean') || (tr !== undefined && tr !== null && typeof tr !== 'string')) {
+  if (
+    (st !== undefined && typeof st !== 'string') ||
+    (ie !== undefined && typeof ie !== 'boolean') ||
+    (tr !== undefined && tr !== null && typeof tr !== 'string')
+  ) {
     badRecord(emit, 'result', 'subtype, is_error or terminal_reason has an unexpected type', time)
     return
   }

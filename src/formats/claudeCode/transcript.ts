@@ -306,7 +306,11 @@ const endingReason = (s: TranscriptState): { reason: ReasonIn; finishReason: str
           kind: 'failed',
           reason: 'provider_error',
           phase: 'provider',
-          error: { message: s.factMessage ?? 'provider error', ...(s.factName !== null ? { name: s.factName } : {}), ...(s.factCode !== null ? { code: s.factCode } : {}) },
+          error: {
+            message: s.factMessage ?? 'provider error',
+            ...(s.factName !== null ? { name: s.factName } : {}),
+            ...(s.factCode !== null ? { code: s.factCode } : {}),
+          },
         },
         finishReason: null,
       }

@@ -80,14 +80,7 @@ import { BETWEEN, emitDiagnostic, emitIdle, emitRecord, nativeEvent, type Origin
 import { count, isObject, short, type Obj } from '../json.js'
 import { looksIsoTime, readTokens, toBuckets } from './shared.js'
 
-const TOOL_CALLS = new Set([
-  'function_call',
-  'custom_tool_call',
-  'local_shell_call',
-  'web_search_call',
-  'tool_search_call',
-  'image_generation_call',
-])
+const TOOL_CALLS = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'tool_search_call', 'image_generation_call'])
 const TOOL_OUTPUTS = new Set(['function_call_output', 'custom_tool_call_output', 'tool_search_output'])
 const TOOL_END_EVENTS = new Set(['exec_command_end', 'patch_apply_end', 'mcp_tool_call_end', 'web_search_end'])
 const PAYLOAD_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted', 'world_state'])
@@ -256,11 +249,29 @@ const flush = (s: RolloutState, emit: Emit): void => {
   if (!s.decided) {
     // a build that writes task events wrote none for this turn: it did not complete, whatever its last words
     if (s.last === 'message' && !s.writesTaskEvents) {
-      emit(nativeEvent('turn/end', { reason: { kind: 'completed' }, finishReason: null, inferred: true, ...(s.lastAgent !== null ? { text: s.lastAgent } : {}) }, BETWEEN))
+      emit(
+        nativeEvent(
+          'turn/end',
+          { reason: { kind: 'completed' }, finishReason: null, inferred: true, ...(s.lastAgent !== null ? { text: s.lastAgent } : {}) },
+          BETWEEN,
+        ),
+      )
     } else if (s.last === 'error' && s.lastError !== null) {
-      emit(nativeEvent('turn/end', { reason: { kind: 'failed', reason: 'error', phase: 'stream', error: s.lastError }, finishReason: null, inferred: true }, BETWEEN))
+      emit(
+        nativeEvent(
+          'turn/end',
+          { reason: { kind: 'failed', reason: 'error', phase: 'stream', error: s.lastError }, finishReason: null, inferred: true },
+          BETWEEN,
+        ),
+      )
     } else {
-      emit(nativeEvent('turn/end', { reason: { kind: 'unfinished', ...(s.lastKind !== null ? { lastEventType: short(s.lastKind) } : {}) }, finishReason: null, inferred: true }, BETWEEN))
+      emit(
+        nativeEvent(
+          'turn/end',
+          { reason: { kind: 'unfinished', ...(s.lastKind !== null ? { lastEventType: short(s.lastKind) } : {}) }, finishReason: null, inferred: true },
+          BETWEEN,
+        ),
+      )
     }
   }
   emitIdle(emit)
@@ -319,7 +330,10 @@ export const rolloutQuiet = (s: RolloutState, emit: Emit): void => {
 export const rolloutEnd = (s: RolloutState, emit: Emit): void => {
   if (s.fork === 'copy') {
     s.fork = 'own'
-    emitDiagnostic(emit, `the rollout holds only history copied from its parent session (a fork with no turn of its own): ${s.copied} records, no run and no usage`)
+    emitDiagnostic(
+      emit,
+      `the rollout holds only history copied from its parent session (a fork with no turn of its own): ${s.copied} records, no run and no usage`,
+    )
   }
   if (s.carried) {
     // a message replaced the last turn and no turn of its own followed: a run of its own, unfinished
@@ -534,7 +548,13 @@ const tokenCount = (s: RolloutState, info: unknown, time: string | undefined, em
     emitDiagnostic(emit, 'skipped a token_count without a total_token_usage of token counts', s.handedOut, time)
     return
   }
-  emit(nativeEvent('usage/total', { counter: 'tokens', ...(s.model !== null ? { model: s.model } : {}), usage: toBuckets(total), ...(baseline ? { baseline: true } : {}) }, { time }))
+  emit(
+    nativeEvent(
+      'usage/total',
+      { counter: 'tokens', ...(s.model !== null ? { model: s.model } : {}), usage: toBuckets(total), ...(baseline ? { baseline: true } : {}) },
+      { time },
+    ),
+  )
 }
 
 const event = (s: RolloutState, p: Obj, time: string | undefined, emit: Emit): void => {

@@ -70,8 +70,7 @@ export const minus = (b: CodexTokens, a: CodexTokens): CodexTokens => ({
 })
 
 /** `true` when every count is 0. @internal */
-export const isZero = (t: CodexTokens): boolean =>
-  t.input === 0 && t.cached === 0 && t.cacheWrite === 0 && t.output === 0 && t.reasoning === 0
+export const isZero = (t: CodexTokens): boolean => t.input === 0 && t.cached === 0 && t.cacheWrite === 0 && t.output === 0 && t.reasoning === 0
 
 /**
  * Codex counts → disjoint buckets (SPEC §3): `inputTokens = input − cached − cacheWrite` (input not served from
@@ -108,4 +107,3 @@ export const looksIsoTime = (s: unknown): s is string => {
   }
   return s.charCodeAt(10) === 84
 }
-

@@ -280,7 +280,8 @@ const fill = (s: SessionState, e: SessionEntry, m: Obj, content: unknown, line: 
           ...(typeof name === 'string' ? { toolName: name } : {}),
           ...(args !== undefined ? { arguments: args } : {}),
         }
-        ;(e.pending ??= []).push(item)
+        e.pending ??= []
+        e.pending.push(item)
         break
       }
       default:
@@ -437,7 +438,8 @@ export const sessionRecord = (s: SessionState, v: Obj, line: number | undefined)
 // ---- emission ------------------------------------------------------------------------------------------
 
 /** An event at a line of the log (a run's records are emitted at the end, each at its own line). */
-const atLine = (ev: SessionEvent, line: number | null | undefined): SessionEvent => (line === null || line === undefined ? ev : ({ ...ev, line } as SessionEvent))
+const atLine = (ev: SessionEvent, line: number | null | undefined): SessionEvent =>
+  line === null || line === undefined ? ev : ({ ...ev, line } as SessionEvent)
 
 /** The events of one message, at its (last copy's) line and time. */
 const entryEvents = (e: SessionEntry, emit: Emit): void => {

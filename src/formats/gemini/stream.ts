@@ -427,7 +427,10 @@ const readStats = (s: StreamState, stats: unknown, success: boolean): StatsRead 
     const before = prev !== null ? prev[k] : undefined
     const delta = minus(x, before)
     if (before !== undefined && isZero(delta)) continue
-    out.push({ model, usage: { inputTokens: delta.uncached, cacheReadTokens: delta.cached, outputTokens: delta.output + delta.thinking, reasoningTokens: delta.thinking } })
+    out.push({
+      model,
+      usage: { inputTokens: delta.uncached, cacheReadTokens: delta.cached, outputTokens: delta.output + delta.thinking, reasoningTokens: delta.thinking },
+    })
   }
   const dur = stats['duration_ms']
   let durationMs: number | undefined
@@ -533,4 +536,3 @@ export const streamEnd = (s: StreamState, emit: Emit): void => {
     s.pendingSession = null
   }
 }
-

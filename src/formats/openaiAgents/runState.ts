@@ -12,18 +12,7 @@
 import type { SessionEvent } from '../../core/events.js'
 import { nativeEvent, type ReasonIn } from '../events.js'
 import { count, isObject, short, str, type Obj } from '../json.js'
-import {
-  addBuckets,
-  bucketsOf,
-  callIdOf,
-  get,
-  isZero,
-  parseJsonText,
-  pendingFromList,
-  toolNameOfType,
-  zeroBuckets,
-  type Pending,
-} from './shared.js'
+import { addBuckets, bucketsOf, callIdOf, get, isZero, parseJsonText, pendingFromList, toolNameOfType, zeroBuckets, type Pending } from './shared.js'
 
 /** Nested `pendingAgentToolRuns` are followed this deep (each level is a JSON string inside its parent). */
 const MAX_NESTING = 8
@@ -58,8 +47,7 @@ export const runStateScore = (u: unknown): number => {
  * its serialized form.
  * @internal
  */
-export const isRunStateObject = (u: unknown): boolean =>
-  isObject(u) && typeof get(u, 'toJSON') === 'function' && ('_currentStep' in u || '_currentTurn' in u)
+export const isRunStateObject = (u: unknown): boolean => isObject(u) && typeof get(u, 'toJSON') === 'function' && ('_currentStep' in u || '_currentTurn' in u)
 
 /**
  * The serialized state of a value: a serialized `RunState` itself, its JSON text (`state.toString()`), or a

@@ -214,4 +214,3 @@ export const jsonCopy = (v: unknown): unknown => {
     return undefined
   }
 }
-

@@ -311,7 +311,12 @@ const runItemEvent = (run: RunFacts, v: Obj, out: Out): void => {
           run.pendingDropped = true
         } else {
           const args = p.arguments === undefined ? undefined : jsonCopy(p.arguments)
-          run.pending.push({ id: p.id, kind: p.kind, ...(p.toolName !== undefined ? { toolName: p.toolName } : {}), ...(args !== undefined ? { arguments: args } : {}) })
+          run.pending.push({
+            id: p.id,
+            kind: p.kind,
+            ...(p.toolName !== undefined ? { toolName: p.toolName } : {}),
+            ...(args !== undefined ? { arguments: args } : {}),
+          })
         }
       }
       record(out, recordType)

@@ -30,17 +30,34 @@ export const runMain = async (argv: ReadonlyArray<string>, input: Buffer, chunk 
   const stdin = stream ? Readable.from([input]) : chunked(input, chunk)
   const code = await main([...argv], {
     stdin,
-    stdout: { write: (s: string) => { stdout += s } },
-    stderr: { write: (s: string) => { stderr += s } },
+    stdout: {
+      write: (s: string) => {
+        stdout += s
+      },
+    },
+    stderr: {
+      write: (s: string) => {
+        stderr += s
+      },
+    },
     env: { NO_COLOR: '1' },
   })
   return { code, stdout, stderr }
 }
 
 /** The built bin as a real process, `input` piped to it. `nodeArgs` go before the script (heap caps, preloads). */
-export const runBin = (argv: ReadonlyArray<string>, input: Buffer, nodeArgs: ReadonlyArray<string> = [], timeoutMs = 120_000): Promise<CliOutcome & { signal: string | null }> =>
+export const runBin = (
+  argv: ReadonlyArray<string>,
+  input: Buffer,
+  nodeArgs: ReadonlyArray<string> = [],
+  timeoutMs = 120_000,
+): Promise<CliOutcome & { signal: string | null }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, binPath, ...argv], { cwd: repoRoot, env: { ...process.env, NO_COLOR: '1' }, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [...nodeArgs, binPath, ...argv], {
+      cwd: repoRoot,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     const out: Array<Buffer> = []
     const err: Array<Buffer> = []
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
@@ -63,7 +80,11 @@ const isLoadFailure = (stderr: string): boolean =>
   /dist\//.test(stderr) && /SyntaxError: The requested module|ERR_MODULE_NOT_FOUND|Cannot find module|Unexpected end of input/.test(stderr)
 
 /** {@link runBin}, started again (up to 3 times, 2 s apart) when the process could not load `dist/`. */
-export const runBinSettled = async (argv: ReadonlyArray<string>, input: Buffer, nodeArgs: ReadonlyArray<string> = []): Promise<CliOutcome & { signal: string | null }> => {
+export const runBinSettled = async (
+  argv: ReadonlyArray<string>,
+  input: Buffer,
+  nodeArgs: ReadonlyArray<string> = [],
+): Promise<CliOutcome & { signal: string | null }> => {
   let o = await runBin(argv, input, nodeArgs)
   for (let attempt = 1; attempt < 3 && isLoadFailure(o.stderr); attempt++) {
     await new Promise((r) => setTimeout(r, 2000))
@@ -136,10 +157,14 @@ export const resultProblems = (r: unknown): Array<string> => {
   const usage = r['usage']
   const buckets = ['inputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'outputTokens', 'reasoningTokens']
   if (!isObj(usage) || !buckets.every((b) => count(usage[b]))) p.push('usage buckets are not finite counts')
-  else if (!isObj(usage['byModel']) || !Object.values(usage['byModel']).every((m) => isObj(m) && buckets.every((b) => count(m[b])) && (m['costUsd'] === null || count(m['costUsd']))))
+  else if (
+    !isObj(usage['byModel']) ||
+    !Object.values(usage['byModel']).every((m) => isObj(m) && buckets.every((b) => count(m[b])) && (m['costUsd'] === null || count(m['costUsd'])))
+  )
     p.push('usage.byModel is not well formed')
   const cost = r['cost']
-  if (!isObj(cost) || !(cost['totalUsd'] === null || count(cost['totalUsd'])) || !count(cost['missing']) || typeof cost['complete'] !== 'boolean') p.push('cost is not well formed')
+  if (!isObj(cost) || !(cost['totalUsd'] === null || count(cost['totalUsd'])) || !count(cost['missing']) || typeof cost['complete'] !== 'boolean')
+    p.push('cost is not well formed')
   else if ((cost['missing'] as number) > 0 && cost['totalUsd'] !== null) p.push('cost.totalUsd is set although items were missing a cost')
   if (!(r['durationMs'] === null || (typeof r['durationMs'] === 'number' && Number.isFinite(r['durationMs'])))) p.push('durationMs is not finite')
   if (!Array.isArray(r['diagnostics']) || r['diagnostics'].length > 100 || !count(r['diagnosticsDropped'])) p.push('diagnostics are not well formed')
@@ -194,14 +219,16 @@ export const judge = (o: CliOutcome, argv: ReadonlyArray<string>, inMemory: bool
       } catch {
         e = undefined
       }
-      if (!isObj(e) || e['name'] !== 'ProtocolError' || typeof e['index'] !== 'number' || typeof e['path'] !== 'string') problems.push('exit 3 without ProtocolError JSON on stderr')
+      if (!isObj(e) || e['name'] !== 'ProtocolError' || typeof e['index'] !== 'number' || typeof e['path'] !== 'string')
+        problems.push('exit 3 without ProtocolError JSON on stderr')
     }
   }
   if (o.code === 3 && !/protocol error/.test(o.stderr)) problems.push('exit 3 without a protocol error message')
   if (o.code === 2 && o.stderr.trim() === '') problems.push('exit 2 with nothing on stderr')
   const fi = argv.indexOf('--format')
   const format = fi >= 0 ? argv[fi + 1] : 'auto'
-  if (o.code === 3 && format !== undefined && format !== 'auto' && format !== 'native') problems.push(`exit 3 from the vendor format ${format} (vendor formats are lenient)`)
+  if (o.code === 3 && format !== undefined && format !== 'auto' && format !== 'native')
+    problems.push(`exit 3 from the vendor format ${format} (vendor formats are lenient)`)
   if (o.code === 3 && runs.some((r) => r['format'] !== 'native')) problems.push('exit 3 while reading a vendor format')
   return { problems, runs }
 }

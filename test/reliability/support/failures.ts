@@ -11,6 +11,10 @@ export const saveFailure = (dir: string, m: Mutation, problems: ReadonlyArray<st
   writeFileSync(join(out, `${m.index}.input`), m.input)
   writeFileSync(
     join(out, `${m.index}.json`),
-    JSON.stringify({ seed: m.seed, ops: m.ops, argv: m.argv, problems, ...(output ? { stdout: output.stdout.slice(0, 4000), stderr: output.stderr.slice(0, 4000) } : {}) }, null, 2),
+    JSON.stringify(
+      { seed: m.seed, ops: m.ops, argv: m.argv, problems, ...(output ? { stdout: output.stdout.slice(0, 4000), stderr: output.stderr.slice(0, 4000) } : {}) },
+      null,
+      2,
+    ),
   )
 }

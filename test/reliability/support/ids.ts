@@ -12,7 +12,12 @@ export type Renaming = Readonly<Record<string, string>>
 
 /** A one-to-one map from the plain ids onto hostile names (ids of one namespace never collide). */
 export const renamingArb: fc.Arbitrary<Renaming> = fc
-  .tuple(fc.shuffledSubarray(HOSTILE, { minLength: 3, maxLength: 3 }), fc.shuffledSubarray(HOSTILE, { minLength: 2, maxLength: 2 }), fc.constantFrom(...HOSTILE), fc.constantFrom(...HOSTILE))
+  .tuple(
+    fc.shuffledSubarray(HOSTILE, { minLength: 3, maxLength: 3 }),
+    fc.shuffledSubarray(HOSTILE, { minLength: 2, maxLength: 2 }),
+    fc.constantFrom(...HOSTILE),
+    fc.constantFrom(...HOSTILE),
+  )
   .map(([sessions, models, call, message]) => ({
     [PLAIN_IDS.root]: sessions[0] as string,
     [PLAIN_IDS.kid]: sessions[1] as string,
@@ -86,5 +91,10 @@ export const prototypeFingerprint = (): string => PROTOS.map((p) => Object.getOw
 /** `true` when nothing visible leaked onto plain objects. */
 export const prototypesClean = (fingerprint: string): boolean => {
   const probe = {} as Record<string, unknown>
-  return prototypeFingerprint() === fingerprint && probe['polluted'] === undefined && probe['inputTokens'] === undefined && ([] as unknown as Record<string, unknown>)['polluted'] === undefined
+  return (
+    prototypeFingerprint() === fingerprint &&
+    probe['polluted'] === undefined &&
+    probe['inputTokens'] === undefined &&
+    ([] as unknown as Record<string, unknown>)['polluted'] === undefined
+  )
 }

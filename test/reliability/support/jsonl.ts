@@ -40,7 +40,11 @@ export const toJsonl = (values: ReadonlyArray<unknown>, o: DocOptions): JsonlDoc
     const text = typeof v === 'string' && v.startsWith('RAW:') ? v.slice(4) : JSON.stringify(v)
     if (o.badUtf8At !== undefined && i === o.badUtf8At % Math.max(1, values.length)) {
       // the same event, with a user message holding bytes that are not UTF-8
-      return Buffer.concat([Buffer.from('{"type":"user/message","sessionId":"R","data":{"message":"'), Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82]), Buffer.from('"}}')])
+      return Buffer.concat([
+        Buffer.from('{"type":"user/message","sessionId":"R","data":{"message":"'),
+        Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82]),
+        Buffer.from('"}}'),
+      ])
     }
     return Buffer.from(text, 'utf8')
   })

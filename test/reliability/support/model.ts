@@ -204,7 +204,10 @@ class StartTurn extends Valid {
 }
 
 class StepMark extends Valid {
-  constructor(withSeq: boolean, private readonly end: boolean) {
+  constructor(
+    withSeq: boolean,
+    private readonly end: boolean,
+  ) {
     super(withSeq)
   }
   check = (): boolean => true
@@ -216,7 +219,10 @@ class StepMark extends Valid {
 }
 
 class Chunk extends Valid {
-  constructor(withSeq: boolean, private readonly text: string) {
+  constructor(
+    withSeq: boolean,
+    private readonly text: string,
+  ) {
     super(withSeq)
   }
   check = (): boolean => true
@@ -245,14 +251,17 @@ class UserSays extends Valid {
 export interface MessageSpec {
   readonly text: string
   readonly extraBlock: boolean
-  readonly usage: Partial<Buckets> & { inputTokens: number; outputTokens: number } | undefined
+  readonly usage: (Partial<Buckets> & { inputTokens: number; outputTokens: number }) | undefined
   readonly milliUsd: number | undefined
   readonly model: string
   readonly kidPos: number | undefined
 }
 
 class Message extends Valid {
-  constructor(withSeq: boolean, private readonly spec: MessageSpec) {
+  constructor(
+    withSeq: boolean,
+    private readonly spec: MessageSpec,
+  ) {
     super(withSeq)
   }
   check = (m: Readonly<Model>): boolean => this.spec.kidPos === undefined || m.started.length > 0
@@ -297,7 +306,10 @@ class Message extends Valid {
 const callIdOf = (n: number): string => `${['c', '__proto__', 'constructor', 'toString'][n % 4]}${n === 0 ? '' : n}`
 
 class CallTool extends Valid {
-  constructor(withSeq: boolean, private readonly kidPos: number | undefined) {
+  constructor(
+    withSeq: boolean,
+    private readonly kidPos: number | undefined,
+  ) {
     super(withSeq)
   }
   check = (m: Readonly<Model>): boolean => this.kidPos === undefined || m.started.length > 0
@@ -318,7 +330,11 @@ class CallTool extends Valid {
 }
 
 class ToolResult extends Valid {
-  constructor(withSeq: boolean, private readonly pos: number, private readonly failed: boolean) {
+  constructor(
+    withSeq: boolean,
+    private readonly pos: number,
+    private readonly failed: boolean,
+  ) {
     super(withSeq)
   }
   check = (m: Readonly<Model>): boolean => m.openCalls.length > 0
@@ -349,7 +365,10 @@ const childEntry = (r: ModelRun, id: string): { id: string; ending: RunEnding } 
 }
 
 class StartSubagent extends Valid {
-  constructor(withSeq: boolean, private readonly pos: number) {
+  constructor(
+    withSeq: boolean,
+    private readonly pos: number,
+  ) {
     super(withSeq)
   }
   check = (m: Readonly<Model>): boolean => m.kids.length > 0
@@ -368,7 +387,11 @@ class StartSubagent extends Valid {
 }
 
 class FinishSubagent extends Valid {
-  constructor(withSeq: boolean, private readonly pos: number, private readonly stop: ReasonCase | undefined) {
+  constructor(
+    withSeq: boolean,
+    private readonly pos: number,
+    private readonly stop: ReasonCase | undefined,
+  ) {
     super(withSeq)
   }
   check = (m: Readonly<Model>): boolean => m.started.length > 0
@@ -416,7 +439,11 @@ const bareKindEnding = (c: ReasonCase): RunEnding => {
 }
 
 class ChildTurnEnd extends Valid {
-  constructor(withSeq: boolean, private readonly pos: number, private readonly c: ReasonCase) {
+  constructor(
+    withSeq: boolean,
+    private readonly pos: number,
+    private readonly c: ReasonCase,
+  ) {
     super(withSeq)
   }
   check = (m: Readonly<Model>): boolean => m.started.length > 0
@@ -433,7 +460,11 @@ class ChildTurnEnd extends Valid {
 }
 
 class EndTurn extends Valid {
-  constructor(withSeq: boolean, private readonly c: ReasonCase, private readonly withTurn: boolean) {
+  constructor(
+    withSeq: boolean,
+    private readonly c: ReasonCase,
+    private readonly withTurn: boolean,
+  ) {
     super(withSeq)
   }
   check = (): boolean => true
@@ -465,7 +496,11 @@ class EndTurn extends Valid {
 }
 
 class Status extends Valid {
-  constructor(withSeq: boolean, private readonly idle: boolean, private readonly wrapped: boolean) {
+  constructor(
+    withSeq: boolean,
+    private readonly idle: boolean,
+    private readonly wrapped: boolean,
+  ) {
     super(withSeq)
   }
   check = (): boolean => true
@@ -660,15 +695,17 @@ export const validCommands: ReadonlyArray<fc.Arbitrary<fc.Command<Model, Real>>>
 
 /** Moves that break the protocol, each with the error kind and path it must give. */
 export const illegalCommands: ReadonlyArray<fc.Arbitrary<fc.Command<Model, Real>>> = [
-  fc.tuple(badTurnEndArb, bool).map(
-    ([b, kid]: [BadTurnEnd, boolean]) =>
-      new Illegal(
-        (m) => ({ type: 'turn/end', sessionId: kid && m.started.length > 0 ? m.started[0] : m.root, ...(b.data === undefined ? {} : { data: b.data }) }),
-        'turn-end',
-        b.path,
-        `turn/end: ${b.label}${kid ? ' (child)' : ''}`,
-      ),
-  ),
+  fc
+    .tuple(badTurnEndArb, bool)
+    .map(
+      ([b, kid]: [BadTurnEnd, boolean]) =>
+        new Illegal(
+          (m) => ({ type: 'turn/end', sessionId: kid && m.started.length > 0 ? m.started[0] : m.root, ...(b.data === undefined ? {} : { data: b.data }) }),
+          'turn-end',
+          b.path,
+          `turn/end: ${b.label}${kid ? ' (child)' : ''}`,
+        ),
+    ),
   fc
     .constantFrom<[unknown, string, string]>(
       ['hello', '', 'a string'],
@@ -682,10 +719,25 @@ export const illegalCommands: ReadonlyArray<fc.Arbitrary<fc.Command<Model, Real>
     .constantFrom<[unknown, string]>([undefined, 'missing'], [5, 'a number'], [null, 'null'], [{ name: 'turn/end' }, 'an object'])
     .map(([t, label]) => new Illegal((m) => ({ sessionId: m.root, data: {}, ...(t === undefined ? {} : { type: t }) }), 'event', 'type', `type ${label}`)),
   fc.constant(new Illegal((m) => ({ method: 'session.event', params: { sessionId: m.root, event: 'x' } }), 'event', 'params.event', 'wrapper without event')),
-  fc.constant(new Illegal((m) => ({ method: 'session.event', params: { sessionId: m.root, event: { data: {} } } }), 'event', 'params.event.type', 'wrapped event without type')),
+  fc.constant(
+    new Illegal(
+      (m) => ({ method: 'session.event', params: { sessionId: m.root, event: { data: {} } } }),
+      'event',
+      'params.event.type',
+      'wrapped event without type',
+    ),
+  ),
   fc
     .constantFrom<[unknown, string]>([{ turn: 1 }, 'reason'], [{ reason: { kind: false } }, 'reason.kind'])
-    .map(([data, path]) => new Illegal((m) => ({ method: 'session.event', params: { sessionId: m.root, event: { type: 'turn/end', data } } }), 'turn-end', path, `wrapped turn/end at ${path}`)),
+    .map(
+      ([data, path]) =>
+        new Illegal(
+          (m) => ({ method: 'session.event', params: { sessionId: m.root, event: { type: 'turn/end', data } } }),
+          'turn-end',
+          path,
+          `wrapped turn/end at ${path}`,
+        ),
+    ),
 ]
 
 const ROOTS = ['root', '__proto__', 'constructor', 'toString', 's-1']

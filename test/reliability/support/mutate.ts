@@ -94,22 +94,100 @@ const toText = (v: unknown, indent?: number): string => {
 
 /** Words that name record types, kinds and statuses of the formats: swapped in to reach other branches. */
 const WORDS = [
-  'result', 'success', 'error', 'error_max_turns', 'error_during_execution', 'assistant', 'user', 'system', 'init',
-  'tool_use', 'tool_result', 'text', 'thinking', 'turn.started', 'turn.completed', 'turn.failed', 'thread.started',
-  'item.completed', 'agent_message', 'command_execution', 'event_msg', 'response_item', 'task_complete', 'turn_aborted',
-  'token_count', 'user_message', 'interrupted', 'budget_limited', 'message', 'gemini', 'finish', 'finish-step', 'abort',
-  'tool-approval-request', 'text-delta', 'start', 'stop', 'length', 'content-filter', 'tool-calls', 'end_turn',
-  'max_tokens', 'refusal', 'cancelled', 'session/update', 'session/prompt', 'turn/end', 'turn/start',
-  'assistant/message', 'session/status', 'idle', 'completed', 'max-tokens', 'aborted', 'suspended', 'limit',
-  'blocked', 'subagent/started', 'next_step_interruption', 'tool_approval_item', 'currentStep', '__proto__',
-  'constructor', 'toString', 'hasOwnProperty', '',
+  'result',
+  'success',
+  'error',
+  'error_max_turns',
+  'error_during_execution',
+  'assistant',
+  'user',
+  'system',
+  'init',
+  'tool_use',
+  'tool_result',
+  'text',
+  'thinking',
+  'turn.started',
+  'turn.completed',
+  'turn.failed',
+  'thread.started',
+  'item.completed',
+  'agent_message',
+  'command_execution',
+  'event_msg',
+  'response_item',
+  'task_complete',
+  'turn_aborted',
+  'token_count',
+  'user_message',
+  'interrupted',
+  'budget_limited',
+  'message',
+  'gemini',
+  'finish',
+  'finish-step',
+  'abort',
+  'tool-approval-request',
+  'text-delta',
+  'start',
+  'stop',
+  'length',
+  'content-filter',
+  'tool-calls',
+  'end_turn',
+  'max_tokens',
+  'refusal',
+  'cancelled',
+  'session/update',
+  'session/prompt',
+  'turn/end',
+  'turn/start',
+  'assistant/message',
+  'session/status',
+  'idle',
+  'completed',
+  'max-tokens',
+  'aborted',
+  'suspended',
+  'limit',
+  'blocked',
+  'subagent/started',
+  'next_step_interruption',
+  'tool_approval_item',
+  'currentStep',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  '',
 ]
 
 /** Hostile JSON values, as raw JSON text. */
 const VALUES = [
-  'null', 'true', 'false', '0', '-1', '-0', '1.5', '1e308', '1e999', '-1e999', '9007199254740993', '""', '"NaN"',
-  '"Infinity"', '{}', '[]', '[[]]', '[null]', '{"__proto__":{"polluted":"yes"}}', '{"constructor":{"prototype":{"polluted":"yes"}}}',
-  '"\\ud800"', '"\\u0000"', '"\\u2028"', '"line\\r\\nbreak"',
+  'null',
+  'true',
+  'false',
+  '0',
+  '-1',
+  '-0',
+  '1.5',
+  '1e308',
+  '1e999',
+  '-1e999',
+  '9007199254740993',
+  '""',
+  '"NaN"',
+  '"Infinity"',
+  '{}',
+  '[]',
+  '[[]]',
+  '[null]',
+  '{"__proto__":{"polluted":"yes"}}',
+  '{"constructor":{"prototype":{"polluted":"yes"}}}',
+  '"\\ud800"',
+  '"\\u0000"',
+  '"\\u2028"',
+  '"line\\r\\nbreak"',
 ]
 
 const deep = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`
@@ -123,14 +201,16 @@ const holders = (root: Json, cap = 4000): Array<[Record<string, unknown> | Array
   const stack: Array<Json> = [root]
   while (stack.length > 0 && out.length < cap) {
     const v = stack.pop()
-    if (Array.isArray(v)) v.forEach((x, i) => {
-      out.push([v, i])
-      stack.push(x)
-    })
-    else if (isObj(v)) for (const k of Object.keys(v)) {
-      out.push([v, k])
-      stack.push(v[k])
-    }
+    if (Array.isArray(v))
+      v.forEach((x, i) => {
+        out.push([v, i])
+        stack.push(x)
+      })
+    else if (isObj(v))
+      for (const k of Object.keys(v)) {
+        out.push([v, k])
+        stack.push(v[k])
+      }
   }
   return out
 }
@@ -176,10 +256,32 @@ const mutateJson = (rng: Rng, root: { v: Json }, seeds: ReadonlyArray<Seed>): st
       setAt(h, k, rng.pick(WORDS))
       return 'json:word'
     case 6:
-      setAt(h, k, typeof old === 'string' ? (old.length > 0 && /^-?\d/.test(old) ? Number(old) : old.length) : typeof old === 'number' ? String(old) : isObj(old) ? Object.values(old) : Array.isArray(old) ? { ...old } : String(old))
+      setAt(
+        h,
+        k,
+        typeof old === 'string'
+          ? old.length > 0 && /^-?\d/.test(old)
+            ? Number(old)
+            : old.length
+          : typeof old === 'number'
+            ? String(old)
+            : isObj(old)
+              ? Object.values(old)
+              : Array.isArray(old)
+                ? { ...old }
+                : String(old),
+      )
       return 'json:retype'
     case 7:
-      setAt(h, k, typeof old === 'number' ? rng.pick([-old, old * 1e300, old + 0.5, Number.MAX_SAFE_INTEGER + 2]) : typeof old === 'string' ? old + 'x'.repeat(rng.chance(0.02) ? 200_000 : rng.int(20)) : null)
+      setAt(
+        h,
+        k,
+        typeof old === 'number'
+          ? rng.pick([-old, old * 1e300, old + 0.5, Number.MAX_SAFE_INTEGER + 2])
+          : typeof old === 'string'
+            ? old + 'x'.repeat(rng.chance(0.02) ? 200_000 : rng.int(20))
+            : null,
+      )
       return 'json:scale'
     case 8: {
       // a value from another log (likely another format) dropped in
@@ -261,7 +363,11 @@ const mutateOnce = (rng: Rng, input: Buffer, seeds: ReadonlyArray<Seed>, documen
       case 6:
         return [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), input]), 'line:bom']
       case 7:
-        lines.splice(a, 0, rng.pick(['', '   ', 'not json', '}', '{', '[', ']', 'data: {"type":"x"}', 'data: [DONE]', 'Reading additional input from stdin...', '\u0000\u0001']))
+        lines.splice(
+          a,
+          0,
+          rng.pick(['', '   ', 'not json', '}', '{', '[', ']', 'data: {"type":"x"}', 'data: [DONE]', 'Reading additional input from stdin...', '\u0000\u0001']),
+        )
         return [Buffer.from(lines.join('\n'), 'latin1'), 'line:noise']
       default:
         if (n > 1) lines.splice(a, 2, `${lines[a]}${lines[a + 1] ?? ''}`)
@@ -280,9 +386,26 @@ const mutateOnce = (rng: Rng, input: Buffer, seeds: ReadonlyArray<Seed>, documen
     }
     case 1: {
       const token = rng.pick([
-        Buffer.from('\r'), Buffer.from('\n'), Buffer.from('\r\n'), Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from([0xff]), Buffer.from([0xc3]),
-        Buffer.from([0x80]), Buffer.from([0xf0, 0x9f]), Buffer.from([0]), Buffer.from('{'), Buffer.from('}'), Buffer.from('['), Buffer.from(']'),
-        Buffer.from('"'), Buffer.from('\\'), Buffer.from(','), Buffer.from(':'), Buffer.from('1e999'), Buffer.from('🙂'), Buffer.from('\u2028'),
+        Buffer.from('\r'),
+        Buffer.from('\n'),
+        Buffer.from('\r\n'),
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from([0xff]),
+        Buffer.from([0xc3]),
+        Buffer.from([0x80]),
+        Buffer.from([0xf0, 0x9f]),
+        Buffer.from([0]),
+        Buffer.from('{'),
+        Buffer.from('}'),
+        Buffer.from('['),
+        Buffer.from(']'),
+        Buffer.from('"'),
+        Buffer.from('\\'),
+        Buffer.from(','),
+        Buffer.from(':'),
+        Buffer.from('1e999'),
+        Buffer.from('🙂'),
+        Buffer.from('\u2028'),
       ])
       return [Buffer.concat([input.subarray(0, at), token, input.subarray(at)]), 'byte:insert']
     }
@@ -351,6 +474,14 @@ export const mutation = (seed: number, index: number, seeds: ReadonlyArray<Seed>
   }
   const roll = rng.next()
   const format = roll < 0.7 ? 'auto' : roll < 0.85 ? s.format : rng.pick(FORMATS)
-  const argv = ['replay', ...(rng.chance(0.85) ? ['--json'] : []), '--format', format, ...(rng.chance(0.1) ? ['--accept', rng.pick(['cut_off', 'suspended', 'unfinished'])] : []), ...(rng.chance(0.03) ? ['--message-id', 'MSG'] : []), '-']
+  const argv = [
+    'replay',
+    ...(rng.chance(0.85) ? ['--json'] : []),
+    '--format',
+    format,
+    ...(rng.chance(0.1) ? ['--accept', rng.pick(['cut_off', 'suspended', 'unfinished'])] : []),
+    ...(rng.chance(0.03) ? ['--message-id', 'MSG'] : []),
+    '-',
+  ]
   return { index, seed: s.name, format: s.format, ops, input, argv }
 }

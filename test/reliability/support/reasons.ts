@@ -43,26 +43,42 @@ export const reasonCaseArb: fc.Arbitrary<ReasonCase> = fc.oneof(
   fc
     .tuple(
       fc.option(
-        fc.constantFrom(['user', 'caller'], ['parent', 'parent'], ['hook', 'hook'], ['disposed', 'abandoned'], ['legacy', 'caller'], ['permission', 'permission'], ['delegation', 'delegation']),
+        fc.constantFrom(
+          ['user', 'caller'],
+          ['parent', 'parent'],
+          ['hook', 'hook'],
+          ['disposed', 'abandoned'],
+          ['legacy', 'caller'],
+          ['permission', 'permission'],
+          ['delegation', 'delegation'],
+        ),
         { nil: undefined },
       ),
       fc.option(text, { nil: undefined }),
     )
-    .map(([sub, why]): ReasonCase => ({
-      reason: { kind: 'aborted', ...(sub !== undefined ? { reason: { kind: sub[0], ...opt('reason', why) } } : {}) },
-      ending: { kind: 'stopped', by: sub?.[1] ?? 'caller', ...(sub !== undefined ? opt('reason', why) : {}) },
-    })),
+    .map(
+      ([sub, why]): ReasonCase => ({
+        reason: { kind: 'aborted', ...(sub !== undefined ? { reason: { kind: sub[0], ...opt('reason', why) } } : {}) },
+        ending: { kind: 'stopped', by: sub?.[1] ?? 'caller', ...(sub !== undefined ? opt('reason', why) : {}) },
+      }),
+    ),
   fc
-    .tuple(fc.option(text, { nil: undefined }), fc.option(fc.constantFrom('input', 'output', 'middle'), { nil: undefined }), fc.option(text, { nil: undefined }))
-    .map(([guardrail, phase, message]): ReasonCase => ({
-      reason: { kind: 'blocked', ...opt('guardrail', guardrail), ...opt('phase', phase), ...opt('message', message) },
-      ending: {
-        kind: 'blocked',
-        ...opt('guardrail', guardrail),
-        ...(phase === 'input' || phase === 'output' ? { phase } : {}),
-        ...opt('reason', message),
-      },
-    })),
+    .tuple(
+      fc.option(text, { nil: undefined }),
+      fc.option(fc.constantFrom('input', 'output', 'middle'), { nil: undefined }),
+      fc.option(text, { nil: undefined }),
+    )
+    .map(
+      ([guardrail, phase, message]): ReasonCase => ({
+        reason: { kind: 'blocked', ...opt('guardrail', guardrail), ...opt('phase', phase), ...opt('message', message) },
+        ending: {
+          kind: 'blocked',
+          ...opt('guardrail', guardrail),
+          ...(phase === 'input' || phase === 'output' ? { phase } : {}),
+          ...opt('reason', message),
+        },
+      }),
+    ),
   fc
     .tuple(
       fc.constantFrom('max_turns', 'request_limit', 'cost_limit', 'cost_unavailable'),
@@ -70,14 +86,22 @@ export const reasonCaseArb: fc.Arbitrary<ReasonCase> = fc.oneof(
       fc.option(fc.oneof(fc.nat(1000), fc.constant(null)), { nil: undefined }),
       fc.option(fc.nat(1000), { nil: undefined }),
     )
-    .map(([reason, field, actual, limit]): ReasonCase => ({
-      reason: { kind: 'limit', reason, ...opt('field', field), ...opt('actual', actual), ...opt('limit', limit) },
-      ending: { kind: 'limit', reason, ...opt('field', field), ...opt('actual', actual), ...opt('limit', limit) },
-    })),
+    .map(
+      ([reason, field, actual, limit]): ReasonCase => ({
+        reason: { kind: 'limit', reason, ...opt('field', field), ...opt('actual', actual), ...opt('limit', limit) },
+        ending: { kind: 'limit', reason, ...opt('field', field), ...opt('actual', actual), ...opt('limit', limit) },
+      }),
+    ),
   fc
     .array(
       fc.record(
-        { id: fc.oneof(text, hostileWord), kind: fc.constantFrom('approval', 'question', 'elicitation'), toolName: text, arguments: fc.jsonValue({ maxDepth: 2 }), reason: text },
+        {
+          id: fc.oneof(text, hostileWord),
+          kind: fc.constantFrom('approval', 'question', 'elicitation'),
+          toolName: text,
+          arguments: fc.jsonValue({ maxDepth: 2 }),
+          reason: text,
+        },
         { requiredKeys: ['id', 'kind'] },
       ),
       { maxLength: 3 },
@@ -87,29 +111,38 @@ export const reasonCaseArb: fc.Arbitrary<ReasonCase> = fc.oneof(
       const clean = pending.map((p) => Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined)))
       return { reason: { kind: 'suspended', pending: clean }, ending: { kind: 'suspended', pending: clean as never } }
     }),
-  fc
-    .tuple(text, fc.option(fc.oneof(text, fc.integer({ min: -500, max: 500 })), { nil: undefined }))
-    .map(([message, code]): ReasonCase => ({
+  fc.tuple(text, fc.option(fc.oneof(text, fc.integer({ min: -500, max: 500 })), { nil: undefined })).map(
+    ([message, code]): ReasonCase => ({
       reason: { kind: 'error', error: { message, ...opt('code', code) } },
       ending: { kind: 'failed', reason: 'error', error: { message, ...opt('code', code) } },
-    })),
+    }),
+  ),
   fc.constant<ReasonCase>({ reason: { kind: 'interrupted' }, ending: { kind: 'failed', reason: 'interrupted' } }),
   // protocol 2: a provider's own cut-off word, a failure with its fields, a turn that ended unfinished
-  fc.oneof(text, fc.constantFrom('pause_turn', 'max_tokens')).map((finishReason): ReasonCase => ({ reason: { kind: 'cut-off', finishReason }, ending: { kind: 'cut_off', finishReason } })),
+  fc
+    .oneof(text, fc.constantFrom('pause_turn', 'max_tokens'))
+    .map((finishReason): ReasonCase => ({ reason: { kind: 'cut-off', finishReason }, ending: { kind: 'cut_off', finishReason } })),
   fc
     .tuple(
       fc.constantFrom('error', 'provider_error', 'unrecognized'),
       fc.option(fc.constantFrom('stream', 'tool', 'startup'), { nil: undefined }),
-      fc.option(text.map((message) => ({ message })), { nil: undefined }),
+      fc.option(
+        text.map((message) => ({ message })),
+        { nil: undefined },
+      ),
       fc.option(text, { nil: undefined }),
     )
-    .map(([reason, phase, error, raw]): ReasonCase => ({
-      reason: { kind: 'failed', reason, ...opt('phase', phase), ...opt('error', error), ...opt('raw', raw) },
-      ending: { kind: 'failed', reason, ...opt('phase', phase), ...opt('error', error), ...opt('raw', raw) },
-    })),
+    .map(
+      ([reason, phase, error, raw]): ReasonCase => ({
+        reason: { kind: 'failed', reason, ...opt('phase', phase), ...opt('error', error), ...opt('raw', raw) },
+        ending: { kind: 'failed', reason, ...opt('phase', phase), ...opt('error', error), ...opt('raw', raw) },
+      }),
+    ),
   fc
     .option(text, { nil: undefined })
-    .map((last): ReasonCase => ({ reason: { kind: 'unfinished', ...opt('lastEventType', last) }, ending: { kind: 'unfinished', ...opt('lastEventType', last) } })),
+    .map(
+      (last): ReasonCase => ({ reason: { kind: 'unfinished', ...opt('lastEventType', last) }, ending: { kind: 'unfinished', ...opt('lastEventType', last) } }),
+    ),
   fc
     .oneof(fc.string({ maxLength: 8 }), hostileWord, fc.constantFrom('max_tokens', 'end_turn', 'success', 'Completed'))
     .filter((k) => !KNOWN_KINDS.has(k))

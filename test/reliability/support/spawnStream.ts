@@ -26,10 +26,11 @@ export const pump = async (child: ChildProcess, input: Iterable<string | Buffer>
   })
   for await (const c of input) {
     if (closed) return
-    if (!stdin.write(c)) await new Promise<void>((r) => {
-      stdin.once('drain', r)
-      stdin.once('close', r)
-    })
+    if (!stdin.write(c))
+      await new Promise<void>((r) => {
+        stdin.once('drain', r)
+        stdin.once('close', r)
+      })
   }
   stdin.end()
 }
@@ -42,7 +43,11 @@ export const spawnStreamed = (
   keep = 1 << 20,
 ): Promise<Streamed> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, ...MAXRSS_PRELOAD, binPath, ...argv], { cwd: repoRoot, env: { ...process.env, NO_COLOR: '1' }, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [...nodeArgs, ...MAXRSS_PRELOAD, binPath, ...argv], {
+      cwd: repoRoot,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let seen = 0
     const err: Array<Buffer> = []

@@ -51,20 +51,28 @@ const origIndexOf = Array.prototype.indexOf
 
 /** What one call of a built-in costs, in elements touched (a scan stops where it finds; a splice moves the tail). */
 const COSTS: ReadonlyArray<readonly [object, string, (self: unknown, args: ReadonlyArray<unknown>, r: unknown) => number]> = [
-  [Array.prototype, 'includes', (self, args) => {
-    const i = origIndexOf.call(self as Array<unknown>, args[0])
-    return i >= 0 ? i + 1 : lengthOf(self)
-  }],
+  [
+    Array.prototype,
+    'includes',
+    (self, args) => {
+      const i = origIndexOf.call(self as Array<unknown>, args[0])
+      return i >= 0 ? i + 1 : lengthOf(self)
+    },
+  ],
   [Array.prototype, 'indexOf', (self, _a, r) => ((r as number) >= 0 ? (r as number) + 1 : lengthOf(self))],
   [Array.prototype, 'lastIndexOf', (self, _a, r) => ((r as number) >= 0 ? lengthOf(self) - (r as number) : lengthOf(self))],
   [Array.prototype, 'slice', (_s, _a, r) => lengthOf(r)],
-  [Array.prototype, 'splice', (self, args, r) => {
-    const removed = lengthOf(r)
-    const inserted = Math.max(0, args.length - 2)
-    const before = lengthOf(self) - inserted + removed
-    const at = Math.min(before, Math.max(0, (args[0] as number) < 0 ? before + (args[0] as number) : (args[0] as number)))
-    return removed + inserted + (removed === inserted ? 0 : before - at - removed)
-  }],
+  [
+    Array.prototype,
+    'splice',
+    (self, args, r) => {
+      const removed = lengthOf(r)
+      const inserted = Math.max(0, args.length - 2)
+      const before = lengthOf(self) - inserted + removed
+      const at = Math.min(before, Math.max(0, (args[0] as number) < 0 ? before + (args[0] as number) : (args[0] as number)))
+      return removed + inserted + (removed === inserted ? 0 : before - at - removed)
+    },
+  ],
   [Array.prototype, 'concat', (_s, _a, r) => lengthOf(r)],
   [Array.prototype, 'join', (self) => lengthOf(self)],
   [Object, 'keys', (_s, _a, r) => lengthOf(r)],
