@@ -6,7 +6,8 @@
  *
  * The copy is JSON-shaped: own enumerable string keys of an object (a `__proto__` key stays an ordinary key, as
  * `JSON.parse` makes it), array elements `0 … length−1` (a hole becomes `null`); other values (numbers, strings,
- * booleans, `null`, `undefined`, functions) are kept as they are, so validation sees what it saw before.
+ * booleans, `null`, `undefined`, functions) are kept as they are, so validation sees what it saw before, except
+ * −0, which becomes 0 as JSON writes it (a checkpoint restores exactly what the fold held).
  * It is bounded: at most {@link MAX_EVENT_VALUES} values per event (an array's `length` is checked before it is
  * walked, so a sparse array of length 2³²−1 fails at once instead of taking minutes), and nesting deeper than
  * {@link MAX_JSON_DEPTH} levels is cut to `null` there (as every JSON writer of the library prints it; a cyclic
@@ -40,16 +41,19 @@ class Problem {
 
 const hasOwn = Object.prototype.hasOwnProperty
 
-/** A primitive element of an array: counted against the budget, kept as is. */
+/** −0 as `JSON` writes it (0): a checkpoint, written as JSON, must restore the value the fold held. */
+const scalar = (x: unknown): unknown => (x === 0 ? 0 : x)
+
+/** A primitive element of an array: counted against the budget, kept as is (−0 as 0). */
 const leaf = (x: unknown, budget: { left: number }): unknown => {
   budget.left--
-  return x
+  return scalar(x)
 }
 
 /** One object or array level of the copy; `budget.left` counts down the values still allowed. */
 const copy = (v: unknown, depth: number, budget: { left: number; readonly max: number }): unknown => {
   if (--budget.left < 0) throw tooMany(budget.max)
-  if (typeof v !== 'object' || v === null) return v
+  if (typeof v !== 'object' || v === null) return scalar(v)
   if (depth >= MAX_JSON_DEPTH) return null
   let n = -1
   try {
@@ -83,7 +87,7 @@ const copy = (v: unknown, depth: number, budget: { left: number; readonly max: n
         continue
       }
       const x = (v as Record<string, unknown>)[k]
-      const c = typeof x !== 'object' || x === null ? x : copy(x, depth + 1, budget)
+      const c = typeof x !== 'object' || x === null ? scalar(x) : copy(x, depth + 1, budget)
       if (--budget.left < 0) throw tooMany(budget.max)
       if (k === '__proto__') Object.defineProperty(out, k, { value: c, enumerable: true, writable: true, configurable: true })
       else out[k] = c

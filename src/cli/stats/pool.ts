@@ -84,16 +84,21 @@ export const runPool = async (units: ReadonlyArray<ReadonlyArray<string>>, optio
             () => finish(false),
           )
       }
+      // an uncaught error is known before the outcomes the worker posted ahead of it have all arrived: the death
+      // is settled at 'exit', one turn later, so every file it finished keeps its outcome
+      let died = false
       worker.on('message', (m: PoolMessage) => {
         if (finished) return
         if ('outcome' in m) {
           reported++
           onOutcome(m.outcome)
-        } else feed()
+        } else if (!died) feed()
       })
-      worker.on('error', () => finish(true))
+      worker.on('error', () => {
+        died = true
+      })
       // an exit while a unit is being read is a death; after the last unit it is the normal end
-      worker.on('exit', () => finish(current !== null))
+      worker.on('exit', () => setImmediate(() => finish(died || current !== null)))
       feed()
     })
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.jobs, queue.length)) }, () => start()))
