@@ -77,6 +77,19 @@ writeFileSync(
   `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(dir, 'store')}" }\nmappings { "agents.*.events": "agents.{{partition(${P},1)}}.{{wildcard(1)}}.events" }\n`,
 )
 const server = spawn('nats-server', ['-c', join(dir, 'server.conf')], { stdio: 'ignore' })
+// whatever happens (an error, Ctrl-C), no server, worker or store is left behind
+const children = new Set([server])
+const spawnChild = (args) => {
+  const p = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+  children.add(p)
+  p.once('exit', () => children.delete(p))
+  return p
+}
+process.once('exit', () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  rmSync(dir, { recursive: true, force: true })
+})
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130))
 const url = `nats://127.0.0.1:${port}`
 let nc
 for (let i = 0; i < 100 && nc === undefined; i++) {
@@ -214,7 +227,7 @@ const resultsStored = (bucket) =>
 const consume = async (workers, tag) => {
   const names = ['--durable', `bench${tag}`, '--results', `RESULTS${tag}`, '--state', `STATE${tag}`, '--snapshots', `SNAPSHOTS${tag}`]
   const args = [bin, 'consume', '--server', url, '--partitions', String(P), '--batch', String(BATCH), ...names, '--progress', '0']
-  const procs = Array.from({ length: workers }, () => spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] }))
+  const procs = Array.from({ length: workers }, () => spawnChild(args))
   const stderr = procs.map(() => '')
   const ready = procs.map(
     (p, i) =>
@@ -275,6 +288,15 @@ const consume = async (workers, tag) => {
       resyncs += Number(m[2])
     }
   }
+  // what the workers warned about (a resync says why), printed so a slow run can be read
+  const warnings = stderr.flatMap((e, i) =>
+    e
+      .split('\n')
+      .filter((l) => l.includes('warning:'))
+      .map((l) => `  worker ${i + 1}: ${l.replace('run-outcome consume: ', '')}`),
+  )
+  if (warnings.length > 0)
+    console.log(`consume, ${workers} worker${workers === 1 ? '' : 's'} (${tag}): ${((end - t0) / 1000).toFixed(2)} s\n${warnings.slice(0, 8).join('\n')}`)
   const seconds = (end - t0) / 1000
   const worker = ((w1.reduce((a, b) => a + b, 0) - w0.reduce((a, b) => a + b, 0)) * 1e6) / TOTAL
   return { rate: TOTAL / seconds, seconds, fromSpawn: (end - spawnedAt) / 1000, worker, server: ((s1 - s0) * 1e6) / TOTAL, stored, acked, snapshots, resyncs }
@@ -285,7 +307,7 @@ const takeover = async () => {
   // the documented defaults (lease 2 s), progress every 0.1 s to see the partitions held
   const args = [bin, 'consume', '--server', url, '--partitions', String(P), ...names, '--progress', '0.1']
   const spawnWorker = () => {
-    const p = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+    const p = spawnChild(args)
     p.err = ''
     p.stderr.setEncoding('utf8')
     p.stderr.on('data', (d) => (p.err += d))

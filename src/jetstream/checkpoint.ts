@@ -157,11 +157,36 @@ export class SessionFold<S = unknown> {
   }
 
   /**
+   * Checks the session bound after a message of `payloadBytes` bytes was applied — on every 256th message the
+   * session applied and after any message of at least `limit / 64` bytes, points that depend only on the
+   * session's own records, so a worker replaying them after a crash cuts exactly where the first one did. When
+   * the checkpoint is then larger than `limit` bytes, {@link SessionFold.restart}s the session and returns its
+   * size and the run it closed (`closed` `null` when none was open); else `undefined`. Between two checks a
+   * session grows by at most 256 messages.
+   */
+  checkBound(
+    limit: number,
+    payloadBytes: number,
+  ): { readonly bytes: number; readonly closed: { readonly n: number; readonly result: RunResult } | null } | undefined {
+    if (this.applied % 256 !== 0 && payloadBytes < limit / 64) return undefined
+    const line = this.encode()
+    if (line.length <= limit / 4 || Buffer.byteLength(line) <= limit) return undefined
+    const bytes = Buffer.byteLength(line)
+    return { bytes, closed: this.restart(bytes, limit) }
+  }
+
+  /**
    * The session's checkpoint is larger than the bound (`bytes`): closes its current run here with a diagnostic
    * saying so, and restarts the session's fold (translator and fold state fresh, run numbers going on). Returns
-   * the closed run as run `n`.
+   * the closed run as run `n`, or `null` when no run was open (only what the session keeps between runs was large:
+   * it is dropped and no result is made, so no empty run is counted).
    */
-  restart(bytes: number, limit: number): { readonly n: number; readonly result: RunResult } {
+  restart(bytes: number, limit: number): { readonly n: number; readonly result: RunResult } | null {
+    if (!this.open) {
+      this.state = SessionFold.freshState(this.translator, this.state.fold.runs)
+      this.pipeline = new Pipeline(this.translator, { live: true }, this.state)
+      return null
+    }
     const before = currentResult(this.state.fold)
     const n = this.state.fold.runs + 1
     const message = `the session's checkpoint grew to ${bytes} bytes, past the ${limit}-byte bound: its run was closed here and its fold restarted (docs/scale-out.md §4)`

@@ -56,7 +56,7 @@ import {
   tenureConsumer,
 } from './keys.js'
 import { configKey, leaseKey, partitionOf, rebalance, StalenessTracker, workersKey, type PartitionView } from './partitions.js'
-import { readSnapshotHead, readSnapshotLines, sliceText, SnapshotFencedError, SnapshotWriter } from './snapshot.js'
+import { readSnapshotChunks, readSnapshotHead, readSnapshotLines, sliceText, SnapshotFencedError, SnapshotWriter } from './snapshot.js'
 
 /** Options of {@link startConsumer}; every name defaults to {@link JETSTREAM_DEFAULTS}. @since 0.1.0 */
 export interface ConsumeOptions {
@@ -95,7 +95,7 @@ export interface ConsumeOptions {
   readonly batch?: number
   /** Milliseconds between two snapshots of a partition with new events. Default 1,000. */
   readonly snapshotMs?: number
-  /** Largest checkpoint of one session, in bytes (see {@link SessionFold.restart}). Default 4 MiB. */
+  /** Largest checkpoint of one session, in bytes (checked as {@link SessionFold.checkBound} says). Default 4 MiB. */
   readonly maxSessionBytes?: number
   /** How often `onProgress` is called, in milliseconds (0: never). Default 5,000. */
   readonly progressIntervalMs?: number
@@ -314,14 +314,22 @@ export const ensureTopology = async (
   const resultsKv = await bucket(cfg.results)
   const stateKv = await bucket(cfg.state)
   // pin the partition count: every worker must read the same partitions
-  const pinned = await stateKv.get(configKey(cfg.durable))
-  if (pinned === null || pinned.operation !== 'PUT') {
-    await stateKv.create(configKey(cfg.durable), JSON.stringify({ partitions: cfg.partitions })).catch((e: unknown) => {
+  const pinnedCount = (e: Awaited<ReturnType<KV['get']>>): unknown =>
+    e === null || e.operation !== 'PUT' ? undefined : ((e.json() as { partitions?: unknown } | null)?.partitions ?? null)
+  let count = pinnedCount(await stateKv.get(configKey(cfg.durable)))
+  if (count === undefined) {
+    try {
+      await stateKv.create(configKey(cfg.durable), JSON.stringify({ partitions: cfg.partitions }))
+      count = cfg.partitions
+    } catch (e) {
       if (!isWrongLastSequence(e)) throw e
-    })
+    }
   }
-  const config = await stateKv.get(configKey(cfg.durable))
-  const count = config === null ? undefined : (config.json() as { partitions?: unknown } | null)?.partitions
+  // created by another worker just now: a read served by a replica (direct get) may not show it yet
+  for (let attempt = 0; count === undefined && attempt < 50; attempt++) {
+    await sleep(100)
+    count = pinnedCount(await stateKv.get(configKey(cfg.durable)))
+  }
   if (count !== cfg.partitions) {
     throw new ConsumeSetupError(
       `the workers of ${cfg.durable} are pinned to ${typeof count === 'number' ? count : 'another'} partition(s), not ${cfg.partitions}; start every worker with --partitions ${typeof count === 'number' ? count : 'N'} (docs/scale-out.md says how to change it)`,
@@ -374,6 +382,8 @@ interface Tenure {
   lastSnapshotAt: number
   /** Chunks of the current commit chain, their bytes, and the sum of the sessions' line lengths. */
   chain: Array<number>
+  /** Chunks of the chain's first snapshot (the last full one, or the chain loaded at the claim). */
+  baseChunks: number
   chainBytes: number
   liveBytes: number
   forceFull: boolean
@@ -391,6 +401,8 @@ interface Tenure {
 interface Partition {
   readonly index: number
   held: boolean
+  /** This worker holds the partition's lease key and renews it (from its taking until its release is deleted). */
+  leased: boolean
   leaseRevision: number
   tenure: Tenure | undefined
 }
@@ -398,7 +410,7 @@ interface Partition {
 const RETRY_MS = 500
 /** How long one pull request waits for messages when the partition is idle. */
 const FETCH_EXPIRES_MS = 3000
-/** A full snapshot instead of a delta once the commit chain has this many chunks. */
+/** A full snapshot instead of a delta once the commit chain has this many chunks past its first snapshot's. */
 const MAX_CHAIN = 64
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref())
@@ -507,7 +519,13 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
   })
   failed.catch(() => undefined)
 
-  const parts: Array<Partition> = Array.from({ length: cfg.partitions }, (_, index) => ({ index, held: false, leaseRevision: 0, tenure: undefined }))
+  const parts: Array<Partition> = Array.from({ length: cfg.partitions }, (_, index) => ({
+    index,
+    held: false,
+    leased: false,
+    leaseRevision: 0,
+    tenure: undefined,
+  }))
 
   // ---- results: created once, pipelined, awaited before the commit that covers them ----
   // A create is a publish on the bucket's subject with `Nats-Expected-Last-Subject-Sequence: 0` (what
@@ -623,10 +641,20 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       t.sessions.set(subject, s)
     }
     t.current = s
-    const error = s.fold.apply(seq, m.data, t.onClosed)
+    const data = m.data
+    const error = s.fold.apply(seq, data, t.onClosed)
     if (error !== undefined) protocolErrors++
     events++
     markDirty(t, s)
+    // the session bound, at points fixed by the session's records (a replay cuts where the first attempt did)
+    const cut = s.fold.checkBound(cfg.maxSessionBytes, data.length)
+    if (cut !== undefined) {
+      restartedSessions++
+      warn(
+        `partition ${t.index}: a session's checkpoint grew to ${cut.bytes} bytes (bound ${cfg.maxSessionBytes}); ${cut.closed === null ? 'no run was open; ' : 'its run was closed with a diagnostic and '}its fold restarted`,
+      )
+      if (cut.closed !== null) queueResult(t, s.fold.session, cut.closed.n, cut.closed.result)
+    }
   }
   let mismatchWarned = 0
 
@@ -758,23 +786,13 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
     const ack = t.ackIncarnation === t.incarnation ? t.ackMsg : undefined
     const ackIncarnation = t.incarnation
     const covered = t.unacked
-    const full = t.forceFull || t.chain.length >= MAX_CHAIN || t.chainBytes > 2 * Math.max(t.liveBytes, chunkBytes)
+    const full = t.forceFull || t.chain.length >= t.baseChunks + MAX_CHAIN || t.chainBytes > 2 * Math.max(t.liveBytes, chunkBytes)
     const picked = full ? [...t.sessions.values()] : t.dirty.slice()
     for (const s of t.dirty) s.dirty = false
     t.dirty.length = 0
     const lines: Array<string> = []
     for (const s of picked) {
-      let line = s.fold.encode()
-      if (line.length > cfg.maxSessionBytes / 4 && Buffer.byteLength(line) > cfg.maxSessionBytes) {
-        const bytes = Buffer.byteLength(line)
-        const closed = s.fold.restart(bytes, cfg.maxSessionBytes)
-        restartedSessions++
-        warn(
-          `partition ${t.index}: a session's checkpoint grew to ${bytes} bytes (bound ${cfg.maxSessionBytes}); its run was closed with a diagnostic and its fold restarted`,
-        )
-        queueResult(t, s.fold.session, closed.n, closed.result)
-        line = s.fold.encode()
-      }
+      const line = s.fold.encode()
       t.liveBytes += line.length - s.bytes
       s.bytes = line.length
       lines.push(line)
@@ -793,8 +811,12 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       }
       const chain = full ? seqs : [...t.chain, ...seqs]
       const chainBytes = full ? bytes : t.chainBytes + bytes
-      const commitSeq = await t.writer.commit({ version: 1, lastSeq, chunks: chain, bytes: chainBytes, sessions: t.sessions.size, format: translator.format })
+      const commitSeq = await t.writer.commit(
+        { version: 1, lastSeq, chunks: chain, bytes: chainBytes, sessions: t.sessions.size, format: translator.format },
+        chunkBytes,
+      )
       t.chain = chain
+      if (full) t.baseChunks = seqs.length
       t.chainBytes = chainBytes
       t.forceFull = false
       commits++
@@ -869,6 +891,7 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
     }
     const sessions = new Map<string, Session>()
     let liveBytes = 0
+    const chain = h.commit === null ? [] : await readSnapshotChunks(jsm, cfg.snapshots, h.commit)
     if (h.commit !== null) {
       const filter = partitionFilter(cfg.subjects, part.index)
       for (const line of await readSnapshotLines(jsm, cfg.snapshots, h.commit)) {
@@ -905,7 +928,8 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       sinceSnapshot: 0,
       unacked: 0,
       lastSnapshotAt: Date.now(),
-      chain: h.commit === null ? [] : [...h.commit.chunks],
+      chain,
+      baseChunks: chain.length,
       chainBytes: h.commit?.bytes ?? 0,
       liveBytes,
       forceFull: false,
@@ -941,10 +965,11 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
   }
   const losePartition = async (p: number, why: string): Promise<void> => {
     const part = parts[p] as Partition
-    if (!part.held) return
+    if (!part.held && !part.leased) return
     warn(`lost partition ${p} (${why}); another worker holds it now`)
     const t = part.tenure
     part.held = false
+    part.leased = false
     part.tenure = undefined
     if (t !== undefined) {
       t.stopped = true
@@ -995,30 +1020,60 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
     throw new Error('the heartbeat key kept changing')
   }
 
+  // Renewal runs on its own timer, never behind a rebalancing step: a release that commits a large partition
+  // or a takeover that loads one can take longer than a lease time, and the other leases must not go stale meanwhile.
+  let others: Array<string> = []
+  let renewing: Promise<void> | undefined
+  let renewalsEnded = false
+  const renew = async (): Promise<void> => {
+    try {
+      others = await heartbeat(Date.now())
+    } catch (e) {
+      // the leases are renewed all the same; the live workers are those of the last heartbeat
+      if (!renewalsEnded) warn(`the heartbeat failed, retrying: ${shortMessage(e)}`)
+    }
+    for (const part of parts) {
+      if (!part.leased) continue
+      try {
+        part.leaseRevision = await stateKv.update(leaseKey(cfg.durable, part.index), leaseValue(), part.leaseRevision)
+      } catch (e) {
+        if (!part.leased) continue // released meanwhile
+        // taken by another worker: stop; any other failure (a timeout): keep going, the next renewal retries
+        if (isWrongLastSequence(e)) await losePartition(part.index, 'its lease was taken')
+        else warn(`could not renew the lease of partition ${part.index}: ${shortMessage(e)}`)
+      }
+    }
+  }
+  const renewNow = (): Promise<void> => {
+    if (renewing === undefined && !renewalsEnded) {
+      renewing = renew()
+        .catch((e: unknown) => {
+          if (!renewalsEnded) warn(`renewing the leases failed, retrying: ${shortMessage(e)}`)
+        })
+        .finally(() => {
+          renewing = undefined
+        })
+    }
+    return renewing ?? Promise.resolve()
+  }
+  /** Gives a lease up: no more renewals, then the key deleted (compare-and-set on this worker's last revision). */
+  const releaseLease = async (part: Partition): Promise<void> => {
+    part.leased = false
+    await renewing
+    await stateKv.delete(leaseKey(cfg.durable, part.index), { previousSeq: part.leaseRevision }).catch(() => undefined)
+  }
+
   let ticking = false
   const tick = async (): Promise<void> => {
     if (ticking || stopping) return
     ticking = true
     try {
       const now = Date.now()
-      const others = await heartbeat(now)
       const heldBy = new Map<string, number>(others.map((w) => [w, 0]))
-      // renew what this worker holds
-      for (const part of parts) {
-        if (!part.held) continue
-        try {
-          part.leaseRevision = await stateKv.update(leaseKey(cfg.durable, part.index), leaseValue(), part.leaseRevision)
-        } catch (e) {
-          if (stopping) return
-          // taken by another worker: stop; any other failure (a timeout): keep going, the next tick retries
-          if (isWrongLastSequence(e)) await losePartition(part.index, 'its lease was taken')
-          else warn(`could not renew the lease of partition ${part.index}: ${shortMessage(e)}`)
-        }
-      }
       const views: Array<PartitionView> = []
       const revisions = new Map<number, number>()
       for (const part of parts) {
-        if (part.held) {
+        if (part.leased) {
           views.push({ partition: part.index, state: 'mine' })
           continue
         }
@@ -1048,7 +1103,7 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       for (const p of plan.release) {
         const part = parts[p] as Partition
         await endTenure(part, true)
-        await stateKv.delete(leaseKey(cfg.durable, p), { previousSeq: part.leaseRevision }).catch(() => undefined)
+        await releaseLease(part)
       }
       for (const p of plan.acquire) {
         if (stopping) return
@@ -1061,13 +1116,14 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
           if (!isWrongLastSequence(e)) warn(`could not take partition ${p}: ${shortMessage(e)}`)
           continue // another worker was quicker
         }
+        part.leased = true
         tracker.forget(leaseKey(cfg.durable, p))
         try {
           await startTenure(part)
         } catch (e) {
           if (!stopping) warn(`could not start partition ${p}: ${shortMessage(e)}`)
           part.held = false
-          await stateKv.delete(leaseKey(cfg.durable, p), { previousSeq: part.leaseRevision }).catch(() => undefined)
+          await releaseLease(part)
         }
       }
     } catch (e) {
@@ -1106,7 +1162,10 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
     }
   }
 
+  await renewNow()
   await tick()
+  const renewals = setInterval(() => void renewNow(), Math.max(100, Math.floor(cfg.leaseMs / 3)))
+  renewals.unref()
   const membership = setInterval(() => void tick(), Math.max(100, Math.floor(cfg.leaseMs / 3)))
   membership.unref()
 
@@ -1137,13 +1196,17 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       if (ticker !== undefined) clearInterval(ticker)
       clearInterval(snapshotTimer)
       // commit every held partition, then let other workers take them now rather than after the lease time
+      // (the leases are renewed meanwhile: a long last commit is not taken over halfway)
       await Promise.all(
         parts.map(async (part) => {
-          if (!part.held) return
+          if (!part.held && !part.leased) return
           await endTenure(part, true).catch((e: unknown) => warn(`partition ${part.index}: the last snapshot failed: ${shortMessage(e)}`))
-          await stateKv.delete(leaseKey(cfg.durable, part.index), { previousSeq: part.leaseRevision }).catch(() => undefined)
+          await releaseLease(part)
         }),
       )
+      renewalsEnded = true
+      clearInterval(renewals)
+      await renewing
       await heartbeat(Date.now(), true).catch(() => undefined)
       clearInterval(sweep)
       replies.unsubscribe()

@@ -11,7 +11,10 @@
  *   order (a later line of a session replaces an earlier one), after applying every event of the partition up
  *   to stream sequence `lastSeq`. A full snapshot lists only its own chunks; a delta adds the sessions changed
  *   since the previous commit to its list; a full one is written when the list grows past twice the live size
- *   (or 64 chunks), and the messages before it are purged.
+ *   (or 64 chunks past the last full one), and the messages before it are purged.
+ * - `index`: a JSON array of chunk sequences. A commit whose chunk list would not fit in one message (a
+ *   partition of many megabytes under a small `max_payload`) lists its chunks in index messages written just
+ *   before it and names those (`index`), so no commit is ever larger than `max_payload`.
  * Every message carries `Ro-Commit`, the sequence of the latest commit when it was written, so the last message
  * of the subject leads to the state.
  *
@@ -37,6 +40,11 @@ export interface SnapshotCommit {
   readonly sessions: number
   /** The format of the sessions' records (`--format`). */
   readonly format: string
+  /**
+   * When present, `chunks` is empty and the chunk list is the concatenation of these `index` messages (stream
+   * sequences in the snapshots stream), each a JSON array of chunk sequences: a list too long for one message.
+   */
+  readonly index?: ReadonlyArray<number>
 }
 
 /** What the last message of a partition's snapshot subject says. @since 0.3.0 */
@@ -84,14 +92,33 @@ export const readSnapshotHead = async (jsm: JetStreamManager, stream: string, su
 }
 
 /**
+ * The chunk sequences of a commit, in order: its `chunks`, or those its `index` messages list.
+ * **Throws** when an index message is missing or is not a JSON array of sequences.
+ * @since 0.3.0
+ */
+export const readSnapshotChunks = async (jsm: JetStreamManager, stream: string, commit: SnapshotCommit): Promise<Array<number>> => {
+  if (commit.index === undefined) return [...commit.chunks]
+  const out: Array<number> = []
+  for (const seq of commit.index) {
+    const m = await jsm.streams.getMessage(stream, { seq })
+    if (m === null) throw new Error(`the snapshot index at sequence ${seq} of ${stream} is missing`)
+    const list: unknown = JSON.parse(new TextDecoder().decode(m.data))
+    if (!Array.isArray(list) || !list.every((x) => Number.isSafeInteger(x)))
+      throw new Error(`the snapshot index at sequence ${seq} of ${stream} is not a list of sequences`)
+    out.push(...(list as Array<number>))
+  }
+  return out
+}
+
+/**
  * The checkpoint lines of a commit: its chunks read in order, joined and split at newlines.
- * **Throws** when a chunk is missing (removed from the stream by hand).
+ * **Throws** when a chunk or an index message is missing (removed from the stream by hand).
  * @since 0.3.0
  */
 export const readSnapshotLines = async (jsm: JetStreamManager, stream: string, commit: SnapshotCommit): Promise<Array<string>> => {
   const parts: Array<Buffer> = []
   // a delta's chunks start a new line; a full text's chunks are cut anywhere: concatenated in order, both read back
-  for (const seq of commit.chunks) {
+  for (const seq of await readSnapshotChunks(jsm, stream, commit)) {
     const m = await jsm.streams.getMessage(stream, { seq })
     if (m === null) throw new Error(`the snapshot chunk at sequence ${seq} of ${stream} is missing`)
     parts.push(Buffer.from(m.data))
@@ -135,7 +162,7 @@ export class SnapshotWriter {
     this.commitSeq = head.commitSeq
   }
 
-  private async publish(kind: 'claim' | 'chunk' | 'commit', data: Uint8Array | string): Promise<number> {
+  private async publish(kind: 'claim' | 'chunk' | 'index' | 'commit', data: Uint8Array | string): Promise<number> {
     const h = this.clients.transport.headers()
     h.set('Ro-Kind', kind)
     h.set('Ro-Commit', String(this.commitSeq))
@@ -161,9 +188,20 @@ export class SnapshotWriter {
     return this.publish('chunk', data)
   }
 
-  /** Writes a commit; returns its sequence. */
-  async commit(c: SnapshotCommit): Promise<number> {
-    const seq = await this.publish('commit', JSON.stringify(c))
+  /**
+   * Writes a commit; returns its sequence. With `maxBytes` (the room in one message), a chunk list whose JSON
+   * is longer is first written as `index` messages of at most `maxBytes` each, which the commit names instead.
+   */
+  async commit(c: SnapshotCommit, maxBytes = Number.POSITIVE_INFINITY): Promise<number> {
+    let text = JSON.stringify(c)
+    if (text.length > maxBytes && c.chunks.length > 0) {
+      // sequences are at most 16 digits and a comma: lists of that many fit in one message each
+      const per = Math.max(1, Math.floor((maxBytes - 2) / 17))
+      const index: Array<number> = []
+      for (let i = 0; i < c.chunks.length; i += per) index.push(await this.publish('index', JSON.stringify(c.chunks.slice(i, i + per))))
+      text = JSON.stringify({ ...c, chunks: [], index })
+    }
+    const seq = await this.publish('commit', text)
     this.commitSeq = seq
     return seq
   }

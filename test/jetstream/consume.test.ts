@@ -11,11 +11,11 @@ import { Pipeline } from '../../src/core/pipeline.js'
 import type { RunResult } from '../../src/core/RunResult.js'
 import type { Translator } from '../../src/core/translator.js'
 import { formatByName } from '../../src/formats/index.js'
-import { decodeCheckpoint, type SessionCheckpoint } from '../../src/jetstream/checkpoint.js'
+import { decodeCheckpoint, fitResult, SessionFold, type SessionCheckpoint } from '../../src/jetstream/checkpoint.js'
 import { startConsumer, type RunningConsumer } from '../../src/jetstream/consumer.js'
 import { partitionedSubjectFor, resultKey, snapshotSubject, tenureConsumer } from '../../src/jetstream/keys.js'
 import { partitionOf } from '../../src/jetstream/partitions.js'
-import { readSnapshotHead, readSnapshotLines, SnapshotFencedError, SnapshotWriter } from '../../src/jetstream/snapshot.js'
+import { readSnapshotChunks, readSnapshotHead, readSnapshotLines, SnapshotFencedError, SnapshotWriter } from '../../src/jetstream/snapshot.js'
 import { repoRoot } from '../support/cli.js'
 import {
   hasNatsServer,
@@ -76,9 +76,19 @@ export const readSnapshots = async (
   return out
 }
 
+/** The fixture folder of JSONL logs each vendor format's sessions are built from. */
+const FIXTURES = {
+  'claude-code': 'claude-code-stream-json',
+  codex: 'codex-exec-json',
+  gemini: 'gemini-stream-json',
+  'ai-sdk': 'ai-sdk-fullstream',
+  acp: 'acp',
+  'openai-agents': 'openai-agents-stream',
+} as const
+
 /** Sessions of a vendor format: each is 1–3 fixture logs of that format one after the other. */
-const vendorSessions = (format: 'claude-code' | 'codex', count: number, rand: () => number): Array<{ sid: string; records: Array<string> }> => {
-  const dir = format === 'claude-code' ? 'claude-code-stream-json' : 'codex-exec-json'
+const vendorSessions = (format: keyof typeof FIXTURES, count: number, rand: () => number): Array<{ sid: string; records: Array<string> }> => {
+  const dir = FIXTURES[format]
   const logs = readdirSync(`${repoRoot}/test/fixtures/${dir}`)
     .filter((f) => f.endsWith('.jsonl'))
     .sort()
@@ -121,6 +131,8 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     return jetstreamManager(server.nc)
   }
   const streamMessages = async (stream: string): Promise<number> => (await (await jsmOf()).streams.info(stream).catch(() => null))?.state.messages ?? 0
+  /** Messages a stream ever stored (its last sequence): a result created twice would count twice, even if overwritten. */
+  const streamLastSeq = async (stream: string): Promise<number> => (await (await jsmOf()).streams.info(stream)).state.last_seq
 
   /**
    * Two CLI workers on 2 partitions; worker A is killed with SIGKILL after a quarter of the results, the survivor
@@ -217,7 +229,7 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     const stored = await readBucket(server.nc, names.results)
     // no duplicate and no missing run: exactly the expected keys, each written once
     expect([...stored.keys()].sort()).toStrictEqual([...expected.keys()].sort())
-    expect(await resultsStored()).toBe(expected.size)
+    expect(await streamLastSeq(`KV_${names.results}`)).toBe(expected.size)
     for (const [key, want] of expected) expect(stored.get(key), key).toStrictEqual(want)
     // every record applied exactly once: each session's checkpoint in the last snapshots counts its records
     const cps = await readSnapshots(server, o.format, names.snapshots, 'run-outcome', 2)
@@ -293,6 +305,55 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
       expect(endings.has('answered')).toBe(true)
     }, 180_000)
   }
+
+  it('every other format (gemini, ai-sdk, acp, openai-agents): sessions of real logs folded, stopped, resumed from the snapshot by a new worker: every result equals the one-shot pipeline, once', async () => {
+    for (const format of ['gemini', 'ai-sdk', 'acp', 'openai-agents'] as const) {
+      const tag = format.replace('-', '_').toUpperCase()
+      const names = {
+        format,
+        stream: `F_${tag}`,
+        subjects: `f-${format}.*.events`,
+        durable: `f-${format}`,
+        results: `F_${tag}_RESULTS`,
+        state: `F_${tag}_STATE`,
+        snapshots: `F_${tag}_SNAPSHOTS`,
+        partitions: 1,
+        progressIntervalMs: 0,
+      }
+      const rand = prng(format.length)
+      const sessions = vendorSessions(format, 40, rand)
+      const order = interleave(
+        sessions.map((x) => ({ sid: x.sid, events: x.records as unknown as ReadonlyArray<never> })),
+        rand,
+      ).map((x) => ({ subject: partitionedSubjectFor(names.subjects, x.sid, 1), payload: x.event as unknown as string }))
+      const expected = new Map<string, RunResult>()
+      for (const x of sessions) pipelineRuns(format, x.records).forEach((r, i) => expected.set(resultKey(x.sid, i + 1), r))
+      expect(expected.size, format).toBeGreaterThan(20)
+      // the first worker folds half of the records and stops (its last snapshot committed) …
+      const half = Math.floor(order.length / 2)
+      const one = await startConsumer({ servers: server.url, ...names })
+      consumers.push(one)
+      await publishAll(server.nc, order.slice(0, half))
+      await waitFor(() => one.stats().events === half, 30_000, `${format}: the first half`)
+      await one.stop()
+      // … and the next resumes every session's translator and fold state from that snapshot
+      const two = await startConsumer({ servers: server.url, ...names })
+      consumers.push(two)
+      await publishAll(server.nc, order.slice(half))
+      await waitFor(() => two.stats().events === order.length - half, 30_000, `${format}: the second half`)
+      await waitFor(async () => (await streamMessages(`KV_${names.results}`)) >= expected.size, 30_000, `${format}: every result`)
+      await two.stop()
+      const stored = await readBucket(server.nc, names.results)
+      expect([...stored.keys()].sort(), format).toStrictEqual([...expected.keys()].sort())
+      expect(await streamLastSeq(`KV_${names.results}`)).toBe(expected.size)
+      for (const [key, want] of expected) expect(stored.get(key), `${format} ${key}`).toStrictEqual(want)
+      const cps = await readSnapshots(server, format, names.snapshots, names.durable, 1)
+      for (const x of sessions) expect(cps.get(x.sid)?.applied, `${format} ${x.sid}`).toBe(x.records.length)
+      console.log(
+        `jetstream --format ${format}: ${sessions.length} sessions, ${order.length} records, ${expected.size} runs, resumed from a snapshot at record ${half}`,
+      )
+    }
+  }, 120_000)
 
   it('malformed events do not stop the worker: the run records the ProtocolError as a diagnostic, other sessions go on', async () => {
     const names = {
@@ -447,6 +508,30 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     expect(await readSnapshotLines(jsm, 'FENCE', after.commit as never)).toStrictEqual(['line'])
   }, 30_000)
 
+  it('a commit whose chunk list does not fit in one message lists its chunks in index messages, read back in order', async () => {
+    const { jetstream } = await import('@nats-io/jetstream')
+    const clients = { transport: await import('@nats-io/transport-node'), jetstream: await import('@nats-io/jetstream'), kv: await import('@nats-io/kv') }
+    const jsm = await jsmOf()
+    await jsm.streams.add({ name: 'INDEXED', subjects: ['INDEXED.>'] })
+    const js = jetstream(server.nc)
+    const subject = snapshotSubject('INDEXED', 'd', 0)
+    const w = new SnapshotWriter(clients, js, subject, await readSnapshotHead(jsm, 'INDEXED', subject))
+    await w.claim('w')
+    const lines = Array.from({ length: 300 }, (_, i) => `{"session":"s-${i}"}`)
+    const chunks: Array<number> = []
+    for (const line of lines) chunks.push(await w.chunk(new TextEncoder().encode(`${line}\n`)))
+    // room for 1,000 bytes a message: 300 sequences need several index messages
+    const commitSeq = await w.commit({ version: 1, lastSeq: 77, chunks, bytes: 0, sessions: 300, format: 'native' }, 1000)
+    const head = await readSnapshotHead(jsm, 'INDEXED', subject)
+    expect([head.commitSeq, head.commit?.lastSeq, head.commit?.chunks]).toStrictEqual([commitSeq, 77, []])
+    const index = head.commit?.index ?? []
+    expect(index.length).toBe(Math.ceil(300 / Math.floor(998 / 17)))
+    for (const seq of index) expect((await jsm.streams.getMessage('INDEXED', { seq }))?.data.length).toBeLessThanOrEqual(1000)
+    expect((await jsm.streams.getMessage('INDEXED', { seq: commitSeq }))?.data.length).toBeLessThanOrEqual(1000)
+    expect(await readSnapshotChunks(jsm, 'INDEXED', head.commit as never)).toStrictEqual(chunks)
+    expect(await readSnapshotLines(jsm, 'INDEXED', head.commit as never)).toStrictEqual(lines)
+  }, 30_000)
+
   it('consume exits 2 with one line when the server cannot be reached', async () => {
     const w = spawnWorker(['--server', 'nats://127.0.0.1:1'])
     workers.push(w)
@@ -554,7 +639,6 @@ describe.skipIf(!available)('a session checkpoint larger than the server max_pay
       const bounded = { ...names, durable: 'bounded', results: 'BOUNDED_RESULTS', snapshots: 'BOUNDED_SNAPSHOTS', maxSessionBytes: 64 * 1024 }
       const warnings: Array<string> = []
       const three = await startConsumer({ servers: server.url, ...bounded, onWarning: (w) => warnings.push(w) })
-      // where the cut falls depends on when the snapshots come: the runs of huge2 are one or more cut runs, then the answered tail
       const runsOf = async (sid: string) =>
         [...(await readBucket(server.nc, 'BOUNDED_RESULTS')).entries()]
           .filter(([k]) => k.startsWith(`${sid}.`))
@@ -566,10 +650,26 @@ describe.skipIf(!available)('a session checkpoint larger than the server max_pay
       await three.stop()
       const cut = await readBucket(server.nc, 'BOUNDED_RESULTS')
       expectedRuns(small).forEach((r, i) => expect(cut.get(resultKey('small-1', i + 1))).toStrictEqual(r))
+      // the cuts fall at points fixed by the session's records (every 256th message): the same fold in memory,
+      // bound checked where the worker checks it, gives exactly the stored runs
+      const want: Array<RunResult> = []
+      let restarts = 0
+      const sim = new SessionFold(formatByName('native')?.translator as Translator<unknown>, 'huge2')
+      for (const [i, e] of [...bigSession('huge2'), ...tailOf('huge2')].entries()) {
+        const text = JSON.stringify(e)
+        sim.apply(i + 1, text, (_, r) => want.push(r))
+        const cut = sim.checkBound(64 * 1024, Buffer.byteLength(text))
+        if (cut !== undefined) restarts++
+        // after the first cut no run is open (the subagents' records make none), but the state outgrows the bound
+        // again: it is dropped with no result
+        if (cut?.closed) want.push(cut.closed.result)
+      }
       const huge2 = await runsOf('huge2')
-      const closed = huge2.slice(0, -1)
-      expect(closed.length).toBeGreaterThan(0)
-      for (const r of closed) {
+      expect(huge2.length).toBeGreaterThan(1)
+      expect(huge2.length).toBe(want.length)
+      // each stored as the worker fits a value under this server's max_payload (32 KiB less room for headers)
+      huge2.forEach((r, i) => expect(r, `huge2.${i + 1}`).toStrictEqual(JSON.parse(fitResult(want[i] as RunResult, 32768 - 8192))))
+      for (const r of huge2.slice(0, -1)) {
         expect(r.ending.kind).toBe('unfinished')
         expect(
           r.diagnostics.some((d) =>
@@ -579,8 +679,9 @@ describe.skipIf(!available)('a session checkpoint larger than the server max_pay
       }
       // the restarted fold reads on: the tail is a run of its own, answered, numbered after the cut ones
       expect(huge2.at(-1)?.ending).toStrictEqual({ kind: 'answered' })
-      expect(cut.has(`huge2.${huge2.length}`)).toBe(true)
-      expect(three.stats().restartedSessions).toBeGreaterThanOrEqual(1)
+      // this worker read the stream from its start: `huge`, of the same shape, was cut at the same records
+      expect(restarts).toBeGreaterThan(huge2.length - 1)
+      expect(three.stats().restartedSessions).toBe(2 * restarts)
       expect(warnings.some((w) => /a session's checkpoint grew to \d+ bytes \(bound 65536\)/.test(w))).toBe(true)
       expect(partitionOf('huge', 1)).toBe(0)
     } finally {

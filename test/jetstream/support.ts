@@ -26,6 +26,36 @@ export const freePort = (): Promise<number> =>
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
+// Every nats-server process and temporary store these helpers start, so that a test file that ends without its
+// cleanup (a failed start, a timeout, an assertion thrown before `finally`) leaves no server and no directory behind.
+const children = new Set<ChildProcess>()
+const dirs = new Set<string>()
+const cleanUp = (): void => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+}
+process.once('exit', cleanUp)
+// vitest ends a test file's worker process with SIGTERM: clean up, then let the signal end it as it would have
+process.once('SIGTERM', () => {
+  cleanUp()
+  process.kill(process.pid, 'SIGTERM')
+})
+const spawnServer = (conf: string): ChildProcess => {
+  const c = spawn('nats-server', ['-c', conf], { stdio: 'ignore' })
+  children.add(c)
+  c.once('exit', () => children.delete(c))
+  return c
+}
+const tempDir = (prefix: string): string => {
+  const d = mkdtempSync(join(tmpdir(), prefix))
+  dirs.add(d)
+  return d
+}
+const removeDir = (d: string): void => {
+  rmSync(d, { recursive: true, force: true })
+  dirs.delete(d)
+}
+
 export interface NatsServer {
   readonly url: string
   readonly nc: NatsConnection
@@ -87,15 +117,16 @@ export const startNatsServer = async (
   extraConfig = '',
 ): Promise<NatsServer> => {
   const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'run-outcome-js-'))
+  const dir = tempDir('run-outcome-js-')
   const conf = join(dir, 'server.conf')
   writeFileSync(conf, `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(dir, 'store')}" }\n${extraConfig}\n${mappingConf(mappings)}`)
-  const launch = (): ChildProcess => spawn('nats-server', ['-c', conf], { stdio: 'ignore' })
+  const launch = (): ChildProcess => spawnServer(conf)
   let proc = launch()
   const url = `nats://127.0.0.1:${port}`
   const nc = await connectTo(url)
   if (nc === undefined) {
-    proc.kill('SIGKILL')
+    await waitExit(proc, 'SIGKILL')
+    removeDir(dir)
     throw new Error('nats-server did not start')
   }
   const conn = nc
@@ -121,7 +152,7 @@ export const startNatsServer = async (
     stop: async () => {
       await conn.close().catch(() => undefined)
       await waitExit(proc, 'SIGTERM')
-      rmSync(dir, { recursive: true, force: true })
+      removeDir(dir)
     },
   }
 }
@@ -143,7 +174,7 @@ export interface NatsCluster {
 
 /** Starts the 3-node cluster of docs/scale-out.md §6 on free loopback ports, with the given mappings, and waits for a meta leader. */
 export const startNatsCluster = async (mappings: ReadonlyArray<Mapping>): Promise<NatsCluster> => {
-  const dir = mkdtempSync(join(tmpdir(), 'run-outcome-cluster-'))
+  const dir = tempDir('run-outcome-cluster-')
   const ports = await Promise.all([0, 1, 2].map(() => freePort()))
   const routes = await Promise.all([0, 1, 2].map(() => freePort()))
   const confs = [0, 1, 2].map((i) => {
@@ -155,7 +186,7 @@ export const startNatsCluster = async (mappings: ReadonlyArray<Mapping>): Promis
     )
     return conf
   })
-  const procs: Array<ChildProcess> = confs.map((c) => spawn('nats-server', ['-c', c], { stdio: 'ignore' }))
+  const procs: Array<ChildProcess> = confs.map((c) => spawnServer(c))
   const urls = ports.map((p) => `nats://127.0.0.1:${p}`)
   const { connect } = await import('@nats-io/transport-node')
   let nc: NatsConnection | undefined
@@ -167,7 +198,8 @@ export const startNatsCluster = async (mappings: ReadonlyArray<Mapping>): Promis
     }
   }
   if (nc === undefined) {
-    for (const p of procs) p.kill('SIGKILL')
+    await Promise.all(procs.map((p) => waitExit(p, 'SIGKILL')))
+    removeDir(dir)
     throw new Error('the cluster did not start')
   }
   const conn = nc
@@ -178,7 +210,12 @@ export const startNatsCluster = async (mappings: ReadonlyArray<Mapping>): Promis
       await (await jetstreamManager(conn, { timeout: 2000 })).getAccountInfo()
       break
     } catch (e) {
-      if (i > 150) throw e
+      if (i > 150) {
+        await conn.close().catch(() => undefined)
+        await Promise.all(procs.map((p) => waitExit(p, 'SIGKILL')))
+        removeDir(dir)
+        throw e
+      }
       await sleep(200)
     }
   }
@@ -188,12 +225,12 @@ export const startNatsCluster = async (mappings: ReadonlyArray<Mapping>): Promis
     proc: (i) => procs[i] as ChildProcess,
     kill: (i) => waitExit(procs[i] as ChildProcess, 'SIGKILL'),
     start: (i) => {
-      procs[i] = spawn('nats-server', ['-c', confs[i] as string], { stdio: 'ignore' })
+      procs[i] = spawnServer(confs[i] as string)
     },
     stop: async () => {
       await conn.close().catch(() => undefined)
       await Promise.all(procs.map((p) => waitExit(p, 'SIGTERM')))
-      rmSync(dir, { recursive: true, force: true })
+      removeDir(dir)
     },
   }
 }
@@ -209,6 +246,9 @@ export interface Worker {
 
 export const spawnWorker = (args: ReadonlyArray<string>): Worker => {
   const proc = spawn(process.execPath, [binPath, 'consume', ...args], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] })
+  // a worker left running would reconnect for ever: killed with the test process at the latest
+  children.add(proc)
+  proc.once('exit', () => children.delete(proc))
   let err = ''
   proc.stderr?.setEncoding('utf8')
   proc.stderr?.on('data', (d: string) => {

@@ -215,6 +215,10 @@ describe('checkpoints', () => {
     for (const [format, file] of [
       ['claude-code', 'test/fixtures/claude-code-stream-json/task_tool_output.jsonl'],
       ['codex', 'test/fixtures/codex-exec-json/codex.jsonl'],
+      ['gemini', 'test/fixtures/gemini-stream-json/gemini.jsonl'],
+      ['ai-sdk', 'test/fixtures/ai-sdk-fullstream/synthetic-tool-loop-answered.jsonl'],
+      ['acp', 'test/fixtures/acp/synthetic-two-prompts.jsonl'],
+      ['openai-agents', 'test/fixtures/openai-agents-stream/synthetic-handoff.jsonl'],
     ] as const) {
       const translator = formatByName(format)?.translator as Translator<unknown>
       const lines = readFileSync(`${repoRoot}/${file}`, 'utf8')
@@ -244,7 +248,9 @@ describe('checkpoints', () => {
     fold.apply(2, JSON.stringify({ type: 'turn/start', sessionId: 's', data: { turn: 1 } }), on)
     fold.apply(3, JSON.stringify({ type: 'session/status', sessionId: 's', data: { status: 'idle' } }), on)
     fold.apply(4, JSON.stringify({ type: 'turn/start', sessionId: 's', data: { turn: 1 } }), on)
-    const { n, result } = fold.restart(5000, 4096)
+    const closed = fold.restart(5000, 4096)
+    if (closed === null) throw new Error('the open run was not closed')
+    const { n, result } = closed
     expect(n).toBe(2)
     expect(result.turns).toBe(1)
     expect(result.diagnostics.map((d) => d.message)).toStrictEqual([
@@ -255,6 +261,45 @@ describe('checkpoints', () => {
     fold.apply(5, JSON.stringify({ type: 'turn/start', sessionId: 's', data: { turn: 1 } }), on)
     fold.apply(6, JSON.stringify({ type: 'session/status', sessionId: 's', data: { status: 'idle' } }), (k) => next.push(k))
     expect(next).toStrictEqual([3])
+    // with no run open, only the state is dropped: no empty run is made, run numbers stay
+    expect([fold.open, fold.restart(5000, 4096), fold.runs]).toStrictEqual([false, null, 3])
+    fold.apply(7, JSON.stringify({ type: 'turn/start', sessionId: 's', data: { turn: 1 } }), on)
+    fold.apply(8, JSON.stringify({ type: 'session/status', sessionId: 's', data: { status: 'idle' } }), (k) => next.push(k))
+    expect(next).toStrictEqual([3, 4])
+  })
+
+  it('checks the session bound at points fixed by its records: every 256th message, or after a message of limit / 64 bytes', () => {
+    const fold = new SessionFold(native, 's')
+    const on = () => undefined
+    const text = (k: number) =>
+      // a model of its own per message: the run's usage by model grows
+      JSON.stringify({
+        type: 'assistant/message',
+        sessionId: 's',
+        data: { turn: 1, step: k, message: { content: [] }, usage: { inputTokens: 1, outputTokens: 1 }, model: `model-${k}-${'x'.repeat(40)}` },
+      })
+    fold.apply(1, JSON.stringify({ type: 'user/message', sessionId: 's', data: { message: 'x' } }), on)
+    fold.apply(2, JSON.stringify({ type: 'turn/start', sessionId: 's', data: { turn: 1 } }), on)
+    const cuts: Array<number> = []
+    for (let k = 3; k <= 600; k++) {
+      const t = text(k)
+      fold.apply(k, t, on)
+      expect(t.length).toBeLessThan(16384 / 64)
+      const cut = fold.checkBound(16384, t.length)
+      if (cut !== undefined) {
+        cuts.push(fold.applied)
+        expect(cut.closed?.n).toBe(cuts.length)
+        expect(cut.bytes).toBeGreaterThan(16384)
+      }
+    }
+    // past 16 KiB long before message 256, but checked only there and at 512
+    expect(cuts).toStrictEqual([256, 512])
+    expect(fold.runs).toBe(2)
+    // a message of at least limit / 64 bytes is checked at once
+    const big = JSON.stringify({ type: 'user/message', sessionId: 's', data: { message: 'y'.repeat(5000) } })
+    fold.apply(601, big, on)
+    expect(fold.checkBound(16384, big.length)?.closed?.n).toBe(3)
+    expect(fold.applied % 256).not.toBe(0)
   })
 
   it('rejects a stored checkpoint that is not one, naming the path and never the value', () => {
