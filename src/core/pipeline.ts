@@ -19,6 +19,7 @@ import type { Emit, Translator } from './translator.js'
 /**
  * The state of one replay: the format, the translator's state and the fold's. Plain JSON.
  * @since 0.2.0
+ * @category Pipeline
  */
 export interface PipelineState<S = unknown> {
   readonly version: 1
@@ -27,7 +28,7 @@ export interface PipelineState<S = unknown> {
   readonly fold: FoldState
 }
 
-/** io-ts codec of a pipeline state for one translator (its state codec inside). @since 0.2.0 */
+/** io-ts codec of a pipeline state for one translator (its state codec inside). @since 0.2.0 @category Pipeline */
 export const pipelineStateCodec = <S>(translator: Translator<S>): t.Type<PipelineState<S>, unknown, unknown> =>
   t.type({
     version: t.literal(1),
@@ -47,7 +48,7 @@ const mayBeJson = (text: string): boolean => {
   return false
 }
 
-/** Options of a {@link Pipeline}. @since 0.2.0 */
+/** Options of a {@link Pipeline}. @since 0.2.0 @category Pipeline */
 export interface PipelineOptions {
   /** The file read, for `RunResult.source` and for formats that read meaning from a path. */
   readonly file?: string | null
@@ -73,6 +74,7 @@ export interface PipelineOptions {
  * runs with {@link Pipeline.takeResults} after each call, and call {@link Pipeline.end} once at the end.
  * Mutable for speed; {@link Pipeline.checkpoint} gives a JSON copy of its whole state.
  * @since 0.2.0
+ * @category Pipeline
  */
 export class Pipeline<S = unknown> {
   private readonly t: Translator<S>
@@ -182,6 +184,11 @@ export class Pipeline<S = unknown> {
   /** The open run as it stands (`undefined` when none is open), for live status lines. */
   snapshot(): RunResult | undefined {
     return hasOpenRun(this.fold) ? currentResult(this.fold) : undefined
+  }
+
+  /** The translator's state (read-only use: a reader that skims lines asks the translator what it reads now). */
+  get translatorState(): Readonly<S> {
+    return this.tstate
   }
 
   /** The fold state (read-only use: counters for progress displays). */

@@ -154,6 +154,8 @@ import {
   type SubagentMode,
   type TranscriptState,
 } from './claudeCode/transcript.js'
+import { TRANSCRIPT_SKIM } from './claudeCode/skim.js'
+import type { SkimDeclaration } from './skim/skim.js'
 import { emitDiagnostic } from './events.js'
 import { documentReaderFrom, readerFrom } from './fromTranslator.js'
 import { isObject, type Obj } from './json.js'
@@ -336,7 +338,7 @@ const value = (s: ClaudeCodeState, v: unknown, emit: Emit, seen?: SeenRecords): 
   }
 }
 
-const translatorFor = (subagent: 'auto' | 'sub' | 'main', seen?: SeenRecords): Translator<ClaudeCodeState> => ({
+const translatorFor = (subagent: 'auto' | 'sub' | 'main', seen?: SeenRecords): Translator<ClaudeCodeState> & SkimDeclaration<ClaudeCodeState> => ({
   format: 'claude-code',
   stateCodec: ClaudeCodeStateCodec,
   init: (options) => ({
@@ -361,6 +363,8 @@ const translatorFor = (subagent: 'auto' | 'sub' | 'main', seen?: SeenRecords): T
   end(s, emit) {
     if (s.transcript !== null) transcriptEnd(s.transcript, emit)
   },
+  // transcripts are skimmed (claudeCode/skim.ts); stream-json and the first record are parsed whole
+  skim: (s) => (s.transcript !== null ? TRANSCRIPT_SKIM : undefined),
 })
 
 /**

@@ -37,6 +37,8 @@
 import * as t from 'io-ts'
 import type { Translator } from '../core/translator.js'
 import { execEnd, execRecord, ExecStateCodec, newExecState, type ExecState } from './codex/exec.js'
+import { ROLLOUT_SKIM } from './codex/skim.js'
+import type { SkimDeclaration } from './skim/skim.js'
 import { newRolloutState, rolloutDiagnostic, rolloutEnd, rolloutQuiet, rolloutRecord, RolloutStateCodec, type RolloutState } from './codex/rollout.js'
 import { emitDiagnostic, emitRecord } from './events.js'
 import { readerFrom } from './fromTranslator.js'
@@ -115,7 +117,7 @@ const choose = (s: CodexState, shape: 'exec' | 'rollout'): void => {
  * diagnostics of the first run. Never returns a `ProtocolError`.
  * @since 0.2.0
  */
-export const codexTranslator: Translator<CodexState> = {
+export const codexTranslator: Translator<CodexState> & SkimDeclaration<CodexState> = {
   format: 'codex',
   stateCodec: CodexStateCodec,
   init: (options) => ({ live: options.live === true, shape: null, exec: null, rollout: null }),
@@ -151,6 +153,8 @@ export const codexTranslator: Translator<CodexState> = {
     if (s.rollout !== null) rolloutEnd(s.rollout, emit)
     else if (s.exec !== null) execEnd(s.exec, emit)
   },
+  // rollouts are skimmed (codex/skim.ts); exec records and the first record are parsed whole
+  skim: (s) => (s.rollout !== null ? ROLLOUT_SKIM : undefined),
 }
 
 /** Reads Codex JSONL (either shape) through the pipeline (see {@link codexTranslator}). @since 0.1.0 */

@@ -8,6 +8,7 @@
 import { Pipeline } from '../core/pipeline.js'
 import type { RunResult } from '../core/RunResult.js'
 import type { Translator } from '../core/translator.js'
+import { DECLINE, SKIM_MIN_BYTES, skimLine, skimOf } from './skim/skim.js'
 import type { LineReader, ReaderFactory, ReaderOptions } from './types.js'
 
 const pipelineOf = <S>(translator: Translator<S>, options: ReaderOptions): Pipeline<S> =>
@@ -28,6 +29,10 @@ export const readerFrom =
       if (p.hasResults) for (const r of p.takeResults()) emit(r)
       if (p.hasNotes) for (const n of p.takeNotes()) options.note?.(n.line, n.message)
     }
+    // skim lines given as bytes when the translator declares what it reads (never with onEvent: events carry
+    // record fields the skim leaves out)
+    const skim = options.onEvent === undefined ? skimOf(translator) : undefined
+    const from = options.skim === 'all' ? 0 : SKIM_MIN_BYTES
     return {
       line(text, lineNo, unterminated) {
         const err = p.textLine(text, lineNo, unterminated)
@@ -35,6 +40,18 @@ export const readerFrom =
         if (err === undefined) return undefined
         return options.file ? err.at(lineNo, options.file) : err.at(lineNo)
       },
+      ...(skim !== undefined && (options.skim === true || options.skim === 'all')
+        ? {
+            lineBytes(line: Buffer, lineNo: number, unterminated: boolean) {
+              const spec = line.length >= from ? skim(p.translatorState as S) : undefined
+              const v = spec !== undefined ? skimLine(line, spec) : DECLINE
+              const err = v !== DECLINE ? p.record(v, lineNo) : p.textLine(line.toString('utf8'), lineNo, unterminated)
+              flush()
+              if (err === undefined) return undefined
+              return options.file ? err.at(lineNo, options.file) : err.at(lineNo)
+            },
+          }
+        : {}),
       end() {
         p.end()
         flush()

@@ -15,8 +15,9 @@ import type { ProtocolError } from '../core/ProtocolError.js'
 import type { FormatName, RunResult } from '../core/RunResult.js'
 import type { Translator } from '../core/translator.js'
 import type { SeenRecords } from './claudeCode/seen.js'
+import type { SkimMode } from './skim/skim.js'
 
-/** Options every reader takes. @since 0.1.0 */
+/** Options every reader takes. @since 0.1.0 @category Formats */
 export interface ReaderOptions {
   /** The file being read, for `RunResult.source.file` (`null` for stdin / in-memory input). */
   readonly file?: string | null
@@ -48,11 +49,18 @@ export interface ReaderOptions {
    * reader uses it.
    */
   readonly seen?: SeenRecords
+  /**
+   * Skim lines given as bytes (`LineReader.lineBytes`) for formats that declare what they read
+   * (`src/formats/skim/skim.ts`): the same results without decoding the bulk of each record. `true`: long lines;
+   * `'all'`: every line; `false` (default): none.
+   */
+  readonly skim?: SkimMode
 }
 
 /**
  * A stateful reader of one input (one file or stream). Not reusable across inputs.
  * @since 0.1.0
+ * @category Formats
  */
 export interface LineReader {
   /**
@@ -61,6 +69,12 @@ export interface LineReader {
    * native format; after one, the caller stops feeding this reader.
    */
   line(text: string, lineNo: number, unterminated: boolean): ProtocolError | undefined
+  /**
+   * Optional: reads one line given as bytes (a Node `Buffer` view of exactly the line, starting with `{`), as
+   * `line` would read its UTF-8 text — a reader that skims records decodes only the fields it needs. Present only
+   * when the reader skims; a caller without bytes uses `line`.
+   */
+  lineBytes?(line: Buffer, lineNo: number, unterminated: boolean): ProtocolError | undefined
   /** The input ended: emit the runs still open (the last one `unfinished` when it has no terminal record). */
   end(): void
   /**
@@ -76,15 +90,16 @@ export interface LineReader {
   quiet?(): void
 }
 
-/** How long a live input must pause before readers are told it is quiet (`LineReader.quiet`), ms. @since 0.2.0 */
+/** How long a live input must pause before readers are told it is quiet (`LineReader.quiet`), ms. @since 0.2.0 @category Formats */
 export const QUIET_MS = 250
 
-/** Makes a reader; `emit` receives each run as soon as it ends, in order. @since 0.1.0 */
+/** Makes a reader; `emit` receives each run as soon as it ends, in order. @since 0.1.0 @category Formats */
 export type ReaderFactory = (emit: (result: RunResult) => void, options: ReaderOptions) => LineReader
 
 /**
  * One input format: its `--format` name, how to recognise it, and how to read it.
  * @since 0.1.0
+ * @category Formats
  */
 export interface FormatModule {
   readonly name: FormatName

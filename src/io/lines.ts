@@ -14,9 +14,17 @@
  *
  * @module
  */
+import { groupDigits } from '../core/digits.js'
 
 /** Receives each non-blank line: its text, 1-based number, and whether it lacked a final newline. @since 0.1.0 */
 export type OnLine = (text: string, lineNo: number, unterminated: boolean) => void
+
+/**
+ * Receives a non-blank line as bytes instead of text (see {@link LineSplitter.lineBytes}): a view of exactly the
+ * line (no newline, no `\r`, no BOM), valid only during the call.
+ * @since 0.2.0
+ */
+export type OnLineBytes = (line: Buffer, lineNo: number, unterminated: boolean) => void
 
 /** Cap on one line's bytes: 64 MiB (a longer line is skipped with a note naming its line and size). @since 0.1.0 */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -30,7 +38,7 @@ export const MAX_LINE_BYTES = 64 * 1024 * 1024
 export const MAX_LINE_VALUES = 1_000_000
 
 /** The line cap in words, for help texts and notes: `64 MiB or 1,000,000 JSON values`. @since 0.2.0 */
-export const LINE_CAP_TEXT = `${MAX_LINE_BYTES / 1048576} MiB or ${MAX_LINE_VALUES.toLocaleString('en-US')} JSON values`
+export const LINE_CAP_TEXT = `${MAX_LINE_BYTES / 1048576} MiB or ${groupDigits(MAX_LINE_VALUES)} JSON values`
 
 /**
  * Receives a skipped line: its 1-based number, its size in bytes, and — when it was skipped for holding more than
@@ -94,6 +102,12 @@ export class LineSplitter {
   private lineNo = 0
   private atStart = true
   private oversize = false
+  private last = false
+  /**
+   * When set, a line whose first byte is `{` is handed to it as bytes (never decoded here) instead of to `onLine`
+   * as text: a reader that skims records (`src/formats/skim/skim.ts`) decodes only what it needs. Other lines go to `onLine`.
+   */
+  lineBytes: OnLineBytes | undefined = undefined
 
   constructor(
     private readonly onLine: OnLine,
@@ -133,6 +147,10 @@ export class LineSplitter {
         this.onOversize(this.lineNo, end - start, values)
         return undefined
       }
+    }
+    if (this.lineBytes !== undefined && buf[start] === 123) {
+      this.lineBytes(buf.subarray(start, end), this.lineNo, this.last)
+      return undefined
     }
     const text = buf.toString('utf8', start, end)
     const c = text.charCodeAt(0)
@@ -197,6 +215,7 @@ export class LineSplitter {
       return
     }
     if (this.parts.length > 0) {
+      this.last = true
       const text = this.joined(undefined)
       if (text !== undefined) this.onLine(text, this.lineNo, true)
     }
