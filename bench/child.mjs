@@ -2,7 +2,7 @@
  * One benchmark measurement in a fresh process. Prints one JSON line:
  * { task, ms (since process start, start-up included), events, runs, rssMB (peak) }.
  *
- * Tasks: floor FILE | lib FILE | cli FILE | operators FILE REPEAT
+ * Tasks: scan FILE | floor FILE | lib FILE | runs FILE | cli FILE | operators FILE REPEAT
  */
 import { createReadStream } from 'node:fs'
 
@@ -22,7 +22,24 @@ const out = (o) => {
   )
 }
 
-if (task === 'floor') {
+if (task === 'scan') {
+  // The scan floor S: stream the file and find the newlines (Buffer indexOf), nothing else: no decoding, no parse.
+  let n = 0
+  let last = 10
+  for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) {
+    let start = 0
+    for (;;) {
+      const nl = chunk.indexOf(10, start)
+      if (nl === -1) break
+      // a line is non-blank when it holds a byte before its newline (the previous chunk may hold its start)
+      if (nl > start || (start === 0 && last !== 10)) n++
+      start = nl + 1
+    }
+    last = chunk[chunk.length - 1]
+  }
+  if (last !== 10) n++
+  out({ events: n })
+} else if (task === 'floor') {
   // The floor F: stream the file, split lines at the byte level, JSON.parse each, nothing else.
   let n = 0
   let carry = null
@@ -46,6 +63,16 @@ if (task === 'floor') {
   let runs = 0
   await replayStream(createReadStream(file, { highWaterMark: 256 * 1024 }), () => runs++, { file })
   out({ runs })
+} else if (task === 'runs') {
+  // The streaming library API as a caller uses it: `for await (const run of replayRuns(path))`, nothing kept.
+  const { replayRuns } = await import(new URL('index.js', dist))
+  let runs = 0
+  let tokens = 0
+  for await (const run of replayRuns(file)) {
+    runs++
+    tokens += run.usage.inputTokens + run.usage.outputTokens
+  }
+  out({ runs, tokens })
 } else if (task === 'cli') {
   // The CLI as a user runs it (`run-outcome replay --json FILE`), with stdout discarded by the parent.
   const { main } = await import(new URL('cli/main.js', dist))
@@ -98,6 +125,6 @@ if (task === 'floor') {
   const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
   out({ events: events.length, foldMs: Math.round(med(fold)), reduceRunMs: Math.round(med(op)), ratio: +(med(op) / med(fold)).toFixed(3) })
 } else {
-  console.error('task must be floor, lib, cli or operators')
+  console.error('task must be scan, floor, lib, runs, cli or operators')
   process.exit(2)
 }

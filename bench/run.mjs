@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: replay speed as ratios against the JSON.parse floor F, measured interleaved in one run.
+ * `npm run bench`: replay speed as ratios against the JSON.parse floor F, measured interleaved in one run, and
+ * where each sits between the scan floor S (read the bytes and find the newlines, nothing else) and F.
  *
  * Each measurement runs in a fresh process (bench/child.mjs) and reports its time since process start and its
  * peak RSS. Rounds interleave floor and replay on the same file so host drift cancels out; the ratio of each
  * round is paired, and the median over rounds is printed. Absolute times on these machines drift ±15 %.
  *
- * Usage: node bench/run.mjs [--rounds N] [--events N] [--quick]
+ * Usage: node bench/run.mjs [--rounds N] [--events N] [--big N] [--small N] [--quick]
  *   --quick   1e4 events, 1 round: a sanity check (what CI runs), not a measurement
  */
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -22,6 +23,7 @@ const quick = args.includes('--quick')
 const N = quick ? 1e4 : flag('--events', 1e6)
 const rounds = quick ? 1 : flag('--rounds', 5)
 const big = quick ? 2e4 : flag('--big', 3e6)
+const small = flag('--small', 1e5)
 const dataDir = new URL('./data/', import.meta.url).pathname
 mkdirSync(dataDir, { recursive: true })
 
@@ -67,66 +69,82 @@ const native = await file('native', N)
 const claude = await file('claude-code', N)
 const codex = await file('codex', N)
 const nativeBig = await file('native', big)
+// replayRuns' peak RSS at three sizes: flat in N is the target (the stream holds one run at a time)
+const rssSizes = quick ? [1e3, 1e4, 2e4] : [small, N, big]
+const rssFiles = []
+for (const n of rssSizes) rssFiles.push(await file('native', n))
 
-const rows = { floor: [], lib: [], cli: [], jq: [], floorCC: [], libCC: [], floorCodex: [], libCodex: [] }
-// the same ratios on CPU time (user + system), which a loaded machine disturbs less than wall time
-const cpu = { lib: [], cli: [], libCC: [], libCodex: [] }
-const rss = { lib: [], cli: [], libCC: [], libCodex: [] }
+// wall (ms) and CPU (user + system, ms) of every task, per round; ratios are taken within a round (paired)
+const wall = {}
+const cpuMs = {}
+const rss = {}
+const put = (k, r) => {
+  ;(wall[k] ??= []).push(r.ms)
+  ;(cpuMs[k] ??= []).push(r.cpuMs)
+  ;(rss[k] ??= []).push(r.rssMB)
+  return r
+}
 let events = 0
+const jq = []
 for (let round = 1; round <= rounds; round++) {
   process.stderr.write(`round ${round}/${rounds}\n`)
-  const f = child('floor', native)
-  events = f.events
-  const l = child('lib', native)
-  const c = child('cli', native)
-  rows.floor.push(f.ms)
-  rows.lib.push(l.ms / f.ms)
-  rows.cli.push(c.ms / f.ms)
-  cpu.lib.push(l.cpuMs / f.cpuMs)
-  cpu.cli.push(c.cpuMs / f.cpuMs)
-  rss.lib.push(l.rssMB)
-  rss.cli.push(c.rssMB)
+  // interleaved: each round measures every task once, in the same order, so drift hits all of them alike
+  put('scan', child('scan', native))
+  events = put('floor', child('floor', native)).events
+  put('lib', child('lib', native))
+  put('runs', child('runs', native))
+  put('cli', child('cli', native))
   if (hasJq) {
     const t = process.hrtime.bigint()
     spawnSync('sh', ['-c', `jq -c 'select(.type=="turn/end")' '${native}' > /dev/null`])
-    rows.jq.push(Number(process.hrtime.bigint() - t) / 1e6 / f.ms)
+    jq.push(Number(process.hrtime.bigint() - t) / 1e6)
   }
-  const fc = child('floor', claude)
-  const lc = child('lib', claude)
-  rows.floorCC.push(fc.ms)
-  rows.libCC.push(lc.ms / fc.ms)
-  cpu.libCC.push(lc.cpuMs / fc.cpuMs)
-  rss.libCC.push(lc.rssMB)
-  const fx = child('floor', codex)
-  const lx = child('lib', codex)
-  rows.floorCodex.push(fx.ms)
-  rows.libCodex.push(lx.ms / fx.ms)
-  cpu.libCodex.push(lx.cpuMs / fx.cpuMs)
-  rss.libCodex.push(lx.rssMB)
+  put('scanCC', child('scan', claude))
+  put('floorCC', child('floor', claude))
+  put('libCC', child('lib', claude))
+  put('scanCodex', child('scan', codex))
+  put('floorCodex', child('floor', codex))
+  put('libCodex', child('lib', codex))
 }
 const ops = child('operators', native, quick ? 2 : 7)
 const bigLib = child('lib', nativeBig)
+const rssRuns = rssFiles.map((f) => child('runs', f))
 
-const F = median(rows.floor)
-const evps = (ms) => `${Math.round(events / (ms / 1000) / 1000)} k ev/s`
 const fmt = (x) => x.toFixed(2)
-const both = (k) => `${fmt(median(rows[k]))} wall · ${fmt(median(cpu[k]))} CPU`
-const load = (await import('node:os')).loadavg()[0]
+/** The median over rounds of task `k`'s ratio to task `f` in the same round, on wall or CPU time. */
+const ratio = (k, f, on = wall) => median(on[k].map((x, i) => x / on[f][i]))
+/** Where task `k` sits between the scan floor (0) and the JSON.parse floor (1), median over rounds, on CPU time. */
+const between = (k, f, sc) => median(cpuMs[k].map((x, i) => (x - cpuMs[sc][i]) / (cpuMs[f][i] - cpuMs[sc][i])))
+const both = (k, f = 'floor', sc = 'scan') => `${fmt(ratio(k, f))} wall · ${fmt(ratio(k, f, cpuMs))} CPU · ${fmt(between(k, f, sc))} of S→F`
+const F = median(wall.floor)
+const S = median(wall.scan)
+const evps = (ms) => `${Math.round(events / (ms / 1000) / 1000)} k ev/s`
+const load = (await import('node:os')).loadavg()
 const table = [
   ['metric', 'measured', 'target'],
+  [`scan floor S (stream + find newlines), ${events} native lines`, `${Math.round(S)} ms · ${fmt(ratio('scan', 'floor'))} × F`, '—'],
   [`floor F (stream + split + JSON.parse), ${events} native events`, `${Math.round(F)} ms, ${evps(F)}`, '—'],
-  ['library replay / F (native)', both('lib'), '≤ 1.3'],
-  ['CLI replay --json / F (start-up included)', both('cli'), '≤ 1.4'],
+  ['library replay / F (native, replayStream)', both('lib'), '≤ 1.2'],
+  ['library replayRuns / F (native, for await)', both('runs'), '≤ 1.2'],
+  ['CLI replay --json / F (start-up included)', both('cli'), '≤ 1.3'],
   ['reduceRun() / foldEvents (same events, warm)', fmt(ops.ratio), '≤ 1.15'],
-  [`peak RSS, library replay at ${events} events`, `${median(rss.lib)} MB`, '≤ 120 MB'],
-  [`peak RSS, library replay at ${big} events`, `${bigLib.rssMB} MB`, '≤ 120 MB, flat in N'],
-  ['claude-code reader / F (its own log)', both('libCC'), '≤ 1.5'],
-  ['codex reader / F (its own log)', both('libCodex'), '≤ 1.5'],
-  ...(hasJq ? [['jq -c \'select(.type=="turn/end")\' / F', `${fmt(median(rows.jq))} wall`, '(reference)']] : [['jq', 'not installed', '(reference)']]),
+  [`peak RSS, replayStream at ${events} / ${big} events`, `${median(rss.lib)} / ${bigLib.rssMB} MB`, '≤ 120 MB, flat in N'],
+  [
+    `peak RSS, replayRuns at ${rssSizes.join(' / ')} events`,
+    `${rssRuns.map((r) => r.rssMB).join(' / ')} MB (the floor F itself: ${median(rss.floor)} MB)`,
+    '≤ 100 MB, flat in N',
+  ],
+  [`claude-code: S / F (F ${Math.round(median(wall.floorCC))} ms)`, `${fmt(ratio('scanCC', 'floorCC'))}`, '—'],
+  ['claude-code reader / F (its own log)', both('libCC', 'floorCC', 'scanCC'), '≤ 1.5'],
+  [`codex: S / F (F ${Math.round(median(wall.floorCodex))} ms)`, `${fmt(ratio('scanCodex', 'floorCodex'))}`, '—'],
+  ['codex reader / F (its own log)', both('libCodex', 'floorCodex', 'scanCodex'), '≤ 1.5'],
+  ...(hasJq
+    ? [['jq -c \'select(.type=="turn/end")\' / F', `${fmt(median(jq.map((x, i) => x / wall.floor[i])))} wall`, '(reference)']]
+    : [['jq', 'not installed', '(reference)']]),
 ]
 const w = [0, 1, 2].map((i) => Math.max(...table.map((r) => r[i].length)))
 const lines = table.map((r) => `| ${r.map((c, i) => c.padEnd(w[i])).join(' | ')} |`)
 lines.splice(1, 0, `|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`)
-const report = `${lines.join('\n')}\n\n${rounds} interleaved round(s), medians of paired ratios (wall time, and user+system CPU time); load average ${load.toFixed(1)} at the end; node ${process.version}, ${new Date().toISOString()}\n`
+const report = `${lines.join('\n')}\n\n${rounds} interleaved round(s), medians of paired ratios (wall time, and user+system CPU time); "of S→F": where the CPU time sits between the scan floor S (0) and the JSON.parse floor F (1); load average ${load.map((x) => x.toFixed(1)).join(' / ')} (1 / 5 / 15 min) at the end; node ${process.version}, ${new Date().toISOString()}\nThe comparison with ccusage on Claude Code and Codex trees: \`npm run bench:ccusage\`.\n`
 console.log(report)
 writeFileSync(`${dataDir}last-report.md`, report)

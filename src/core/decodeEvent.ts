@@ -11,12 +11,12 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import type * as t from 'io-ts'
+import { dataGuardOf } from './dataGuards.js'
 import { dataCodecs, reasonCodecs, type IgnoredEvent, type SessionEvent } from './events.js'
 import { firstError as firstErrorOf } from './firstError.js'
 import { plainData } from './plainData.js'
 import { ioTsExpected, ioTsPath, ProtocolError } from './ProtocolError.js'
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
+import { isObject } from './values.js'
 
 const ignored = (
   originalType: string,
@@ -159,12 +159,16 @@ const decodeBare = (o: Record<string, unknown>, index: number, sessionOverride: 
   if (line !== undefined && !isLine(line)) return ignored(type, 'envelope', sessionId, 'line', 'a non-negative integer')
   const recordType = o['recordType']
   if (recordType !== undefined && typeof recordType !== 'string') return ignored(type, 'envelope', sessionId, 'recordType', 'string')
-  const codec = codecOf(type)
-  if (codec === undefined) return ignored(type, 'unknown-type', sessionId, undefined, undefined, seq as number | undefined)
-  if (!codec.is(data)) {
-    const e = firstErrorOf(codec, data)
-    const { path, expected } = firstPath(e === undefined ? [] : [e])
-    return ignored(type, 'malformed', sessionId, path, expected, seq as number | undefined)
+  // the frequent types have a guard that reads each field by name (dataGuards.ts); the codec explains a failure
+  const guard = dataGuardOf(type)
+  if (guard === undefined || !guard(data)) {
+    const codec = codecOf(type)
+    if (codec === undefined) return ignored(type, 'unknown-type', sessionId, undefined, undefined, seq as number | undefined)
+    if (guard !== undefined || !codec.is(data)) {
+      const e = firstErrorOf(codec, data)
+      const { path, expected } = firstPath(e === undefined ? [] : [e])
+      return ignored(type, 'malformed', sessionId, path, expected, seq as number | undefined)
+    }
   }
   // The common case — a bare event that names its session and carries its data — is already a SessionEvent:
   // hand it on by identity (nothing downstream stores or changes it) instead of copying it per event.
@@ -190,6 +194,7 @@ const decodeBare = (o: Record<string, unknown>, index: number, sessionOverride: 
  * `reason`, non-string `reason.kind`, a known kind with fields of the wrong type; `path` such as `reason.kind`).
  * Never throws.
  * @since 0.1.0
+ * @category Native protocol
  */
 export const decodeEvent = (input: unknown, index: number): E.Either<ProtocolError, SessionEvent> => {
   const r = decodeUntrusted(input, index)
