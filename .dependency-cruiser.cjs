@@ -80,6 +80,20 @@ module.exports = {
       to: OUTER('cli', 'node', 'jetstream'),
     },
     {
+      name: 'rxjs-only-in-operators',
+      severity: 'error',
+      comment: 'RxJS is loaded only by a call that needs it (issue 15): src/operators is the one importer of rxjs.',
+      from: { path: '^src/', pathNot: '^src/operators/' },
+      to: { path: '(^|/)node_modules/rxjs/' },
+    },
+    {
+      name: 'cli-node-no-operators',
+      severity: 'error',
+      comment: 'The CLI and the file readers never load the operators (so never rxjs): test/package/lazyImports.test.ts.',
+      from: { path: '^src/(cli|node)/' },
+      to: { path: '^src/operators/' },
+    },
+    {
       name: 'library-no-cli',
       severity: 'error',
       comment: 'Only the CLI imports the CLI.',

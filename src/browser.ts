@@ -6,10 +6,12 @@
  *
  * Nothing reachable from this entry imports a `node:` module or touches a Node global, so it bundles for a
  * browser, a worker or an edge runtime (test/package/browser.test.ts bundles it with esbuild
- * `--platform=browser` and runs the bundle in a context without Node's globals). What needs Node — reading
- * files (`replayFile`, `replayStream`), Claude Code subagent files, the CLI — is in the package root
- * (`run-outcome`), which also re-exports all of this; NATS JetStream is `run-outcome/jetstream`.
- * The dependency rules that keep it so are in .dependency-cruiser.cjs (`npm run deps`).
+ * `--platform=browser` and runs the bundle in a context without Node's globals). What needs Node — the
+ * **Replay** category (`replayRuns`, `replayFile`, `replayStream`, `listLogFiles`) and the CLI — is in the
+ * package root (`run-outcome`), which re-exports this module whole (`export *`), so this list is the library's
+ * one vocabulary; each export's docstring carries its `@category`. NATS JetStream is `run-outcome/jetstream`.
+ * test/types/exports.test.ts lists every export of the three entries. The dependency rules that keep this
+ * entry Node-free are in .dependency-cruiser.cjs (`npm run deps`).
  *
  * @module
  * @since 0.3.0

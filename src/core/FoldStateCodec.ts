@@ -21,6 +21,7 @@ export const PendingItemC = opt({ id: t.string, kind: t.string }, { toolName: t.
 /**
  * io-ts codec of `RunEnding` (SPEC §2): a union tagged by `kind`.
  * @since 0.1.0
+ * @category Fold
  */
 export const RunEndingCodec: t.Type<RunEnding, unknown> = t.union([
   t.type({ kind: t.literal('answered') }),
@@ -111,6 +112,7 @@ export const NativeRunStateCodec = t.type({
 /**
  * io-ts codec of `FoldState`: decode a checkpoint (the parsed JSON of `JSON.stringify(state)`) before resuming.
  * @since 0.1.0
+ * @category Fold
  */
 export const FoldStateCodec: t.Type<FoldState, unknown> = t.type({
   version: t.literal(2),
@@ -140,7 +142,11 @@ export const FoldStateCodec: t.Type<FoldState, unknown> = t.type({
  * The JSON text of a state, for a checkpoint. Input payloads the state keeps as given (a pending tool call's
  * `arguments`) that are nested deeper than `MAX_JSON_DEPTH` (512) levels are written as `null` there, instead of
  * making `JSON.stringify` throw ({@link boundedJson}).
+ *
+ * **Throws** `TypeError` on a state that refers to itself (a cycle: only a state built by hand, never one the
+ * fold built), `RangeError` past the string length limit or `MAX_JSON_NODES` objects; never runs unbounded.
  * @since 0.1.0
+ * @category Fold
  */
 export const encodeFoldState = (state: FoldState): string => boundedJson(state)
 
@@ -150,6 +156,7 @@ export const encodeFoldState = (state: FoldState): string => boundedJson(state)
  *
  * **Fails with** `ProtocolError` kind `event` (path into the state) when the text is not JSON or not a state.
  * @since 0.1.0
+ * @category Fold
  */
 export const decodeFoldState = (json: string): E.Either<ProtocolError, FoldState> => decodeJsonWith(FoldStateCodec, json, 'a fold state')
 

@@ -10,7 +10,7 @@
  */
 import type * as t from 'io-ts'
 
-/** Which rule rejected the input. @since 0.1.0 */
+/** Which rule rejected the input. @since 0.1.0 @category Errors */
 export type ProtocolErrorKind =
   /** a line that is not JSON (native format) */
   | 'json'
@@ -23,7 +23,7 @@ export type ProtocolErrorKind =
 
 const marker = Symbol.for('run-outcome/ProtocolError')
 
-/** Fields of a `ProtocolError`, as given to its constructor. @since 0.1.0 */
+/** Fields of a `ProtocolError`, as given to its constructor. @since 0.1.0 @category Errors */
 export interface ProtocolErrorFields {
   readonly kind: ProtocolErrorKind
   /** 0-based position of the offending event in the input (RxJS `index` semantics). */
@@ -42,7 +42,7 @@ export interface ProtocolErrorFields {
   readonly errors?: t.Errors
 }
 
-/** The JSON shape of a `ProtocolError` (SPEC §1): no input values. @since 0.1.0 */
+/** The JSON shape of a `ProtocolError` (SPEC §1): no input values. @since 0.1.0 @category Errors */
 export interface ProtocolErrorJSON {
   readonly name: 'ProtocolError'
   readonly kind: ProtocolErrorKind
@@ -86,6 +86,7 @@ const describe = (f: Omit<ProtocolErrorFields, 'errors'>): string => {
  * Returned as `Left` by the core, sent as the error notification by the operators, printed by the CLI
  * (exit 3). Use {@link isProtocolError} rather than `instanceof` across package copies.
  * @since 0.1.0
+ * @category Errors
  */
 export class ProtocolError extends Error {
   override readonly name = 'ProtocolError' as const
@@ -141,7 +142,7 @@ export class ProtocolError extends Error {
   }
 }
 
-/** `true` for a `ProtocolError` from any copy of this package. @since 0.1.0 */
+/** `true` for a `ProtocolError` from any copy of this package. @since 0.1.0 @category Errors */
 export const isProtocolError = (u: unknown): u is ProtocolError => typeof u === 'object' && u !== null && (u as Record<symbol, unknown>)[marker] === true
 
 /**

@@ -10,7 +10,7 @@
  */
 import type { Eq } from 'fp-ts/lib/Eq.js'
 
-/** Who stopped a run (SPEC §2 `stopped.by`); other strings may come from a seed vocabulary. @since 0.1.0 */
+/** Who stopped a run (SPEC §2 `stopped.by`); other strings may come from a seed vocabulary. @since 0.1.0 @category Endings */
 export type StoppedBy = 'caller' | 'hook' | 'permission' | 'parent' | 'delegation' | 'abandoned' | (string & { readonly __stoppedBy?: never })
 
 /**
@@ -18,6 +18,7 @@ export type StoppedBy = 'caller' | 'hook' | 'permission' | 'parent' | 'delegatio
  * `kind` is `approval`, `question` or another system's own word; `arguments` is the tool call's
  * arguments as the source gave them (parsed JSON when the source gave JSON text that parses).
  * @since 0.1.0
+ * @category Endings
  */
 export interface PendingItem {
   readonly id: string
@@ -27,23 +28,26 @@ export interface PendingItem {
   readonly reason?: string
 }
 
-/** The error that ended a failed run: a message, and the code or class name when the source gave one. @since 0.1.0 */
+/** The error that ended a failed run: a message, and the code or class name when the source gave one. @since 0.1.0 @category Endings */
 export interface EndingError {
   readonly message: string
   readonly code?: string | number
   readonly name?: string
 }
 
-/** `answered`: the model finished its answer (a stop tool with a payload counts too). @since 0.1.0 */
+/** `answered`: the model finished its answer (a stop tool with a payload counts too). @since 0.1.0 @category Endings */
 export interface Answered {
   readonly kind: 'answered'
 }
-/** `cut_off`: the provider cut the answer short; `finishReason` is `max_tokens`, `context_window`, `content_filter`, `refusal` or the provider's own string. @since 0.1.0 */
+/**
+ * `cut_off`: the provider cut the answer short; `finishReason` is `max_tokens`, `context_window`, `content_filter`, `refusal` or the provider's own string. @since 0.1.0
+ * @category Endings
+ */
 export interface CutOff {
   readonly kind: 'cut_off'
   readonly finishReason: string
 }
-/** `limit`: a configured limit was reached. `actual` is `null` when the figure is unknown (deputy's `cost_unavailable`). @since 0.1.0 */
+/** `limit`: a configured limit was reached. `actual` is `null` when the figure is unknown (deputy's `cost_unavailable`). @since 0.1.0 @category Endings */
 export interface Limit {
   readonly kind: 'limit'
   readonly reason: string
@@ -51,25 +55,28 @@ export interface Limit {
   readonly actual?: number | null
   readonly limit?: number
 }
-/** `stopped`: someone or something stopped the run; `by` credits the stopper whatever `reason` says. @since 0.1.0 */
+/** `stopped`: someone or something stopped the run; `by` credits the stopper whatever `reason` says. @since 0.1.0 @category Endings */
 export interface Stopped {
   readonly kind: 'stopped'
   readonly by: StoppedBy
   readonly reason?: string
 }
-/** `suspended`: waiting for a person; resumable. @since 0.1.0 */
+/** `suspended`: waiting for a person; resumable. @since 0.1.0 @category Endings */
 export interface Suspended {
   readonly kind: 'suspended'
   readonly pending: ReadonlyArray<PendingItem>
 }
-/** `blocked`: a guardrail or policy refused the turn. @since 0.1.0 */
+/** `blocked`: a guardrail or policy refused the turn. @since 0.1.0 @category Endings */
 export interface Blocked {
   readonly kind: 'blocked'
   readonly guardrail?: string
   readonly phase?: 'input' | 'output'
   readonly reason?: string
 }
-/** `failed`: an error ended the run. `reason` is `error`, `provider_error`, `agent_failed`, `unrecognized`, …; `raw` keeps an unrecognised value. @since 0.1.0 */
+/**
+ * `failed`: an error ended the run. `reason` is `error`, `provider_error`, `agent_failed`, `unrecognized`, …; `raw` keeps an unrecognised value. @since 0.1.0
+ * @category Endings
+ */
 export interface Failed {
   readonly kind: 'failed'
   readonly reason: string
@@ -77,7 +84,7 @@ export interface Failed {
   readonly error?: EndingError
   readonly raw?: unknown
 }
-/** `unfinished`: the stream or log ended with no terminal event (truncated, crashed, still running). @since 0.1.0 */
+/** `unfinished`: the stream or log ended with no terminal event (truncated, crashed, still running). @since 0.1.0 @category Endings */
 export interface Unfinished {
   readonly kind: 'unfinished'
   readonly lastEventType?: string
@@ -86,23 +93,25 @@ export interface Unfinished {
 /**
  * How a run ended (SPEC §2). Closed union discriminated by `kind`.
  * @since 0.1.0
+ * @category Endings
  */
 export type RunEnding = Answered | CutOff | Limit | Stopped | Suspended | Blocked | Failed | Unfinished
 
-/** Every `RunEnding['kind']`, in SPEC §2's order. @since 0.1.0 */
+/** Every `RunEnding['kind']`, in SPEC §2's order. @since 0.1.0 @category Endings */
 export const endingKinds = ['answered', 'cut_off', 'limit', 'stopped', 'suspended', 'blocked', 'failed', 'unfinished'] as const satisfies ReadonlyArray<
   RunEnding['kind']
 >
 
-/** A `RunEnding` kind. @since 0.1.0 */
+/** A `RunEnding` kind. @since 0.1.0 @category Endings */
 export type EndingKind = RunEnding['kind']
 
-/** Type guard for an ending kind name (for CLI flags such as `--accept cut_off`). @since 0.1.0 */
+/** Type guard for an ending kind name (for CLI flags such as `--accept cut_off`). @since 0.1.0 @category Endings */
 export const isEndingKind = (u: unknown): u is EndingKind => typeof u === 'string' && (endingKinds as ReadonlyArray<string>).includes(u)
 
 /**
  * A success policy: the ending kinds that count as success besides `answered` (SPEC §2 rule 5).
  * @since 0.1.0
+ * @category Endings
  */
 export interface SuccessPolicy {
   readonly accept?: ReadonlyArray<EndingKind>
@@ -113,10 +122,11 @@ export interface SuccessPolicy {
  * Truncation, limits, stops and unfinished runs are not success by default (SPEC §2 rule 5, deputy's
  * `result_is_success`, the harness's headless exit status).
  * @since 0.1.0
+ * @category Endings
  */
 export const isSuccess = (ending: RunEnding, policy?: SuccessPolicy): boolean => ending.kind === 'answered' || (policy?.accept?.includes(ending.kind) ?? false)
 
-/** Handlers for {@link matchEnding}, one per kind. @since 0.1.0 */
+/** Handlers for {@link matchEnding}, one per kind. @since 0.1.0 @category Endings */
 export interface EndingHandlers<A> {
   readonly answered: (e: Answered) => A
   readonly cut_off: (e: CutOff) => A
@@ -132,6 +142,7 @@ export interface EndingHandlers<A> {
  * Exhaustive pattern match on a `RunEnding`: the compiler requires a handler for every kind.
  * @example matchEnding(e, { answered: () => 'ok', cut_off: (c) => c.finishReason, … })
  * @since 0.1.0
+ * @category Endings
  */
 export const matchEnding = <A>(ending: RunEnding, handlers: EndingHandlers<A>): A => {
   switch (ending.kind) {
@@ -210,5 +221,6 @@ export const jsonEqual = (a: unknown, b: unknown): boolean => {
 /**
  * fp-ts `Eq` for `RunEnding`: value equality, field by field (an absent field equals an `undefined` one).
  * @since 0.1.0
+ * @category Endings
  */
 export const EqRunEnding: Eq<RunEnding> = { equals: (x, y) => jsonEqual(x, y) }

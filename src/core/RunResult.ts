@@ -8,10 +8,11 @@
  *
  * @module
  */
-import type { RunEnding } from './RunEnding.js'
+import { keepsResponse, type RunEnding } from './RunEnding.js'
 import { isoFromMs, msFromIso } from './time.js'
+import { roundUsd } from './usd.js'
 
-/** Token counts in disjoint buckets (tokens). @since 0.1.0 */
+/** Token counts in disjoint buckets (tokens). @since 0.1.0 @category Results */
 export interface UsageBuckets {
   /** Input tokens not served from cache. */
   readonly inputTokens: number
@@ -25,12 +26,12 @@ export interface UsageBuckets {
   readonly reasoningTokens: number
 }
 
-/** One model's usage in a run, with its cost in USD (`null` when any of its responses had no cost). @since 0.1.0 */
+/** One model's usage in a run, with its cost in USD (`null` when any of its responses had no cost). @since 0.1.0 @category Results */
 export interface ModelUsage extends UsageBuckets {
   readonly costUsd: number | null
 }
 
-/** A run's usage: the buckets summed over every model, root and children, plus `byModel`. @since 0.1.0 */
+/** A run's usage: the buckets summed over every model, root and children, plus `byModel`. @since 0.1.0 @category Results */
 export interface Usage extends UsageBuckets {
   readonly byModel: Readonly<Record<string, ModelUsage>>
 }
@@ -39,6 +40,7 @@ export interface Usage extends UsageBuckets {
  * A run's cost in USD. `totalUsd` is `null` and `complete` false when any priced item (a model response that
  * carries usage) had no cost; `missing` counts those items. `estimated` is set when a price table supplied it.
  * @since 0.1.0
+ * @category Results
  */
 export interface Cost {
   readonly totalUsd: number | null
@@ -47,39 +49,40 @@ export interface Cost {
   readonly estimated?: boolean
 }
 
-/** A note about input that was skipped or repaired: never an echo of the input itself. @since 0.1.0 */
+/** A note about input that was skipped or repaired: never an echo of the input itself. @since 0.1.0 @category Results */
 export interface Diagnostic {
   /** 1-based line in the log, when known. */
   readonly line?: number
   readonly message: string
 }
 
-/** A subagent (child session) of the run, with its own ending. It never sets the run's ending (SPEC §2 rule 1). @since 0.1.0 */
+/** A subagent (child session) of the run, with its own ending. It never sets the run's ending (SPEC §2 rule 1). @since 0.1.0 @category Results */
 export interface ChildResult {
   readonly sessionId: string
   readonly ending: RunEnding
   readonly finishReason?: string | null
 }
 
-/** A tool call the run's permission layer refused (Claude Code `permission_denials`). @since 0.1.0 */
+/** A tool call the run's permission layer refused (Claude Code `permission_denials`). @since 0.1.0 @category Results */
 export interface PermissionDenial {
   readonly toolName: string
   readonly toolCallId: string
 }
 
-/** Where a run was read from: the file and its 1-based line range. @since 0.1.0 */
+/** Where a run was read from: the file and its 1-based line range. @since 0.1.0 @category Results */
 export interface RunSource {
   readonly file: string | null
   readonly firstLine: number | null
   readonly lastLine: number | null
 }
 
-/** Input format names (SPEC §1 `--format`). @since 0.1.0 */
+/** Input format names (SPEC §1 `--format`). @since 0.1.0 @category Results */
 export type FormatName = 'native' | 'claude-code' | 'codex' | 'gemini' | 'ai-sdk' | 'openai-agents' | 'acp' | (string & { readonly __format?: never })
 
 /**
  * One run's result (SPEC §3): the library object and the CLI's `--json` line.
  * @since 0.1.0
+ * @category Results
  */
 export interface RunResult {
   readonly format: FormatName
@@ -113,7 +116,7 @@ export interface RunResult {
   readonly diagnosticsDropped: number
 }
 
-/** Diagnostics kept per run; further ones are only counted. @since 0.1.0 */
+/** Diagnostics kept per run; further ones are only counted. @since 0.1.0 @category Results */
 export const MAX_DIAGNOSTICS = 100
 
 /** Mutable token buckets inside a draft. @internal */
@@ -340,11 +343,6 @@ export const setChildEnding = (d: RunDraft, sessionId: string, ending: RunEnding
   }
 }
 
-/** USD sums rounded to 1e-12, so float noise from adding or differencing never shows (0.1+0.2 → 0.3); a sum too large to round is kept as it is. */
-// toFixed then Number: the double nearest the 12-decimal figure, which prints as that figure (Math.round(x * 1e12)
-// / 1e12 can land one ulp off and print 0.33115095000000005)
-const usd = (x: number): number => (Math.abs(x) < 1e15 ? Number(x.toFixed(12)) : x)
-
 /** A cost that can be printed and summed: finite, not negative, at most 2^53−1 USD (a 1e308 price makes `Infinity`). */
 const isUsd = (x: number): boolean => Number.isFinite(x) && x >= 0 && x <= Number.MAX_SAFE_INTEGER
 
@@ -400,13 +398,12 @@ export const finishRun = (d: RunDraft, facts: RunFacts): RunResult => {
         cacheWriteTokens: m.cacheWriteTokens,
         outputTokens: m.outputTokens,
         reasoningTokens: m.reasoningTokens,
-        costUsd: !known || !isUsd(m.costUsd) ? null : usd(m.costUsd),
+        costUsd: !known || !isUsd(m.costUsd) ? null : roundUsd(m.costUsd),
       },
     ])
   }
   const start = timeMs(d.firstTime)
   const end = timeMs(d.lastTime)
-  const keepsResponse = facts.ending.kind === 'answered' || facts.ending.kind === 'cut_off'
   const span =
     facts.durationMs !== undefined && facts.durationMs !== null && Number.isFinite(facts.durationMs)
       ? facts.durationMs
@@ -432,7 +429,7 @@ export const finishRun = (d: RunDraft, facts: RunFacts): RunResult => {
     sessionId: facts.sessionId,
     ending: facts.ending,
     finishReason: facts.finishReason,
-    response: keepsResponse ? facts.response : null,
+    response: keepsResponse(facts.ending) ? facts.response : null,
     structuredOutput: facts.structuredOutput ?? null,
     schemaVersion: 1,
     source: d.firstLine === null && (facts.file ?? null) === null ? null : { file: facts.file ?? null, firstLine: d.firstLine, lastLine: d.lastLine },
@@ -456,7 +453,7 @@ export const finishRun = (d: RunDraft, facts: RunFacts): RunResult => {
       d.costItems === 0 && !d.costEstimated
         ? { totalUsd: null, complete: false, missing: 0 }
         : {
-            totalUsd: !totalKnown || hugeCost ? null : usd(d.costUsd),
+            totalUsd: !totalKnown || hugeCost ? null : roundUsd(d.costUsd),
             complete: totalKnown && !hugeCost,
             missing: d.costMissing,
             ...(d.costEstimated ? { estimated: true } : {}),

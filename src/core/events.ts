@@ -101,7 +101,7 @@ export const JsonObject = struct({}, {}, 'object')
 /** Envelope time: epoch milliseconds or an ISO-8601 string. @since 0.1.0 */
 export const EventTime = t.union([t.number, t.string])
 
-/** `usage` on `assistant/message`: disjoint buckets in tokens. @since 0.1.0 */
+/** `usage` on `assistant/message`: disjoint buckets in tokens. @since 0.1.0 @category Native protocol */
 export const NativeUsage = struct(
   { inputTokens: NonNegative, outputTokens: NonNegative },
   { cacheReadTokens: NonNegative, cacheWriteTokens: NonNegative, reasoningTokens: NonNegative },
@@ -261,7 +261,7 @@ export const FailedReason = t.intersection([
  */
 export const UnfinishedReason = t.intersection([t.type({ kind: t.literal('unfinished') }), t.partial({ lastEventType: t.string })])
 
-/** Codecs of reason kinds that carry fields; kinds not listed carry none (or are unknown). @since 0.1.0 */
+/** Codecs of reason kinds that carry fields; kinds not listed carry none (or are unknown). @since 0.1.0 @category Native protocol */
 export const reasonCodecs: Readonly<Record<string, t.Mixed>> = {
   aborted: AbortedReason,
   blocked: BlockedReason,
@@ -293,7 +293,7 @@ export const TurnEndData = struct(
   },
 )
 
-/** Data codecs by event type (SPEC §4). `turn/end` is validated separately, with its reason table. @since 0.1.0 */
+/** Data codecs by event type (SPEC §4). `turn/end` is validated separately, with its reason table. @since 0.1.0 @category Native protocol */
 export const dataCodecs = {
   'agent/inbox/spliced': InboxSplicedData,
   'session/status': SessionStatusData,
@@ -319,10 +319,10 @@ export const dataCodecs = {
   'source/diagnostic': SourceDiagnosticData,
 } as const
 
-/** The native protocol's version: 2 adds the events and fields vendor formats lower into (SPEC §4). @since 0.2.0 */
+/** The native protocol's version: 2 adds the events and fields vendor formats lower into (SPEC §4). @since 0.2.0 @category Native protocol */
 export const PROTOCOL_VERSION = 2
 
-/** A known native event type. @since 0.1.0 */
+/** A known native event type. @since 0.1.0 @category Native protocol */
 export type KnownEventType = keyof typeof dataCodecs
 
 /**
@@ -331,6 +331,7 @@ export type KnownEventType = keyof typeof dataCodecs
  * diagnostics and `source` instead of the line it is read from), and `recordType`, the source's own word for the
  * record (an `unfinished` run's `lastEventType`).
  * @since 0.1.0
+ * @category Native protocol
  */
 export interface EventEnvelope {
   readonly sessionId: string | null
@@ -349,6 +350,7 @@ type EventOf<K extends KnownEventType> = EventEnvelope & {
  * An event the fold keeps but does not apply: an unknown `type` (the protocol grows), a known type whose
  * fields have unexpected types, or a JSON-RPC message other than the wrappers. It becomes a diagnostic.
  * @since 0.1.0
+ * @category Native protocol
  */
 export type IgnoredEvent = EventEnvelope & {
   readonly type: 'run-outcome/ignored'
@@ -363,10 +365,11 @@ export type IgnoredEvent = EventEnvelope & {
 /**
  * A decoded native event: one of the SPEC §4 types, or an {@link IgnoredEvent}. Discriminated by `type`.
  * @since 0.1.0
+ * @category Native protocol
  */
 export type SessionEvent = { [K in KnownEventType]: EventOf<K> }[KnownEventType] | IgnoredEvent
 
 const knownTypes: ReadonlySet<string> = new Set(Object.keys(dataCodecs))
 
-/** `true` for the known event type names. @since 0.1.0 */
+/** `true` for the known event type names. @since 0.1.0 @category Native protocol */
 export const isKnownEventType = (s: string): s is KnownEventType => knownTypes.has(s)

@@ -10,6 +10,7 @@
  * @module
  */
 import type * as t from 'io-ts'
+import { isObject } from './values.js'
 
 interface Walked {
   readonly _tag?: string
@@ -21,8 +22,6 @@ interface Walked {
   /** our fast codecs (`struct`, `arrayOf` in events.ts) keep the io-ts codec that describes them here */
   readonly explain?: t.Mixed
 }
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
 
 /** Reads a field, treating a getter that throws as a missing value (a value that then fails its codec). */
 const field = (o: Record<string, unknown>, k: string): unknown => {
@@ -45,7 +44,7 @@ const walk = (codec: t.Mixed, value: unknown, context: Array<t.ContextEntry>, de
     case 'InterfaceType':
     case 'StrictType':
     case 'PartialType': {
-      if (!isRecord(value)) return here()
+      if (!isObject(value)) return here()
       const partial = c._tag === 'PartialType'
       const props = c.props ?? {}
       for (const k of Object.keys(props)) {
@@ -75,7 +74,7 @@ const walk = (codec: t.Mixed, value: unknown, context: Array<t.ContextEntry>, de
       return here()
     }
     case 'DictionaryType': {
-      if (!isRecord(value) || c.codomain === undefined) return here()
+      if (!isObject(value) || c.codomain === undefined) return here()
       const item = c.codomain
       for (const k of Object.keys(value)) {
         const v = field(value, k)

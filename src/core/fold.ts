@@ -52,7 +52,9 @@ import {
   type RunDraft,
   type RunResult,
 } from './RunResult.js'
+import { safeName } from './names.js'
 import { endingFromTurnEndReason } from './turnEnd.js'
+import { roundUsd } from './usd.js'
 
 /** How many recent `seq` values per session are remembered to drop replayed deliveries (SPEC §4). @since 0.1.0 */
 export const SEQ_WINDOW = 1024
@@ -162,6 +164,7 @@ export interface Baseline {
  * The fold's state: a plain, JSON-serializable value. Treat it as opaque; checkpoint it with
  * {@link FoldStateCodec} and resume with {@link step} / {@link resumeFold}.
  * @since 0.1.0
+ * @category Fold
  */
 export interface FoldState {
   readonly version: 2
@@ -202,7 +205,7 @@ export interface FoldState {
   file: string | null
 }
 
-/** Options of the fold. @since 0.1.0 */
+/** Options of the fold. @since 0.1.0 @category Fold */
 export interface FoldOptions {
   /** Seed 002's owned interval: open at the receipt that inserted this message id, close at the root idle. */
   readonly messageId?: string
@@ -241,7 +244,7 @@ const newRun = (): NativeRunState => ({
   inferred: false,
 })
 
-/** The state before any event. @since 0.1.0 */
+/** The state before any event. @since 0.1.0 @category Fold */
 export const initialState = (options: FoldOptions = {}): FoldState => ({
   version: 2,
   format: options.format ?? 'native',
@@ -314,12 +317,6 @@ export const cloneState = (s: FoldState): FoldState => {
   }
 }
 
-const safeName = (s: string): string => {
-  const cut = s.length > 60 ? `${s.slice(0, 60)}…` : s
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: strip control characters from names echoed in diagnostics
-  return cut.replace(/[\u0000-\u001f\u007f]/g, '?')
-}
-
 /** The text blocks of a message's content, concatenated; `null` when it has none. */
 const textOf = (content: ReadonlyArray<Record<string, unknown>>): string | null => {
   let out: string | null = null
@@ -333,6 +330,7 @@ const textOf = (content: ReadonlyArray<Record<string, unknown>>): string | null 
  * What an item that has no cost of its own costs (USD), estimated from its model and usage (tokens) — one model
  * request priced on its own, so tiered prices apply per request. `undefined` when the model has no known price.
  * @since 0.2.0
+ * @category Fold
  */
 export type CostEstimator = (model: string, usage: UsageBuckets) => number | undefined
 
@@ -513,9 +511,6 @@ const bookItem = (book: UsageBook, model: string, b: BucketsDraft, costUsd: numb
 /** The draft's own usage fields as a book (the draft is the book of messages and `usage/add` items). */
 const draftBook = (d: RunDraft): UsageBook => d as unknown as UsageBook
 
-/** Rounds a difference of two running totals (USD) to 1e-10, so float noise never shows. */
-const roundDelta = (x: number): number => Math.round(x * 1e10) / 1e10
-
 /** A message's usage: a new `messageId` adds an item, a repeated one replaces the earlier copy's figures. */
 /** The slot of each id in a run's ledger, kept beside the state (not in it): rebuilt from `ids` when missing. */
 const ledgerIndexes = new WeakMap<NativeRunState['ledger'], Map<string, number>>()
@@ -626,7 +621,7 @@ const totalChange = (s: FoldState, data: Extract<SessionEvent, { type: 'usage/to
   if (data.costUsd !== undefined) {
     const prev = base.costUsd
     if (prev === null || prev === 0) cost = data.costUsd
-    else if (data.costUsd >= prev) cost = roundDelta(data.costUsd - prev)
+    else if (data.costUsd >= prev) cost = roundUsd(data.costUsd - prev)
     else {
       cost = data.costUsd
       if (data.usage === undefined) wentDown = true
@@ -1135,6 +1130,7 @@ export const endFold = (s: FoldState): Array<RunResult> => {
  * `index` is the event's 0-based position (kept for `scan` compatibility; the state counts events itself).
  * Total: decoded events cannot fail (decode with {@link decodeEvent} first).
  * @since 0.1.0
+ * @category Fold
  */
 export const step = (state: FoldState, event: SessionEvent, _index?: number): FoldState => {
   const next = cloneState(state)
@@ -1146,6 +1142,7 @@ export const step = (state: FoldState, event: SessionEvent, _index?: number): Fo
  * The `RunResult` of the input so far: the current run when it has content (or when no run was handed out yet,
  * as `unfinished` when it has no terminal event), otherwise the held run, otherwise the last handed-out run.
  * @since 0.1.0
+ * @category Fold
  */
 export const currentResult = (s: FoldState): RunResult => {
   if (!s.run.draft.hasContent) {
@@ -1164,7 +1161,7 @@ export const currentResult = (s: FoldState): RunResult => {
 export const streamFailedResult = (s: FoldState, error: EndingError): RunResult =>
   resultOfRun(s, s.run, s.root, { kind: 'failed', reason: 'error', phase: 'stream', error })
 
-/** `true` when the current run has content that is not yet part of a closed run. @since 0.1.0 */
+/** `true` when the current run has content that is not yet part of a closed run. @since 0.1.0 @category Fold */
 export const hasOpenRun = (s: FoldState): boolean => s.run.draft.hasContent
 
 /** `true` when a closed run is held, waiting for late records (replay mode). @since 0.2.0 */
@@ -1213,6 +1210,7 @@ export class NativeFolder {
  * iteration throws or an event's field cannot be read (a throwing getter or `Proxy`; each field is read once).
  * Never throws.
  * @since 0.1.0
+ * @category Fold
  */
 export const foldRuns = (events: Iterable<unknown>, options: FoldOptions = {}): E.Either<ProtocolError, Array<RunResult>> => {
   const f = new NativeFolder(options)
@@ -1274,6 +1272,7 @@ export const pushAll = (events: Iterable<unknown>, f: NativeFolder, onClosed: (r
  * @example foldEvents([{ type: 'turn/end', sessionId: 's', data: { reason: { kind: 'completed' } } }])
  * // => right({ ending: { kind: 'answered' }, finishReason: 'completed', … })
  * @since 0.1.0
+ * @category Fold
  */
 export const foldEvents = (events: Iterable<unknown>, options: FoldOptions = {}): E.Either<ProtocolError, RunResult> => {
   const f = new NativeFolder(options)

@@ -12,13 +12,15 @@ import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type { CostEstimator } from './fold.js'
 import type { Cost, ModelUsage, RunResult, UsageBuckets } from './RunResult.js'
+import { safeName } from './names.js'
+import { roundUsd } from './usd.js'
 
-/** One model's prices in USD per million tokens. @since 0.1.0 */
+/** One model's prices in USD per million tokens. @since 0.1.0 @category Prices */
 export const ModelPrice = t.intersection([t.type({ input: t.number, output: t.number }), t.partial({ cachedInput: t.number, cacheWrite: t.number })])
 /** @since 0.1.0 */
 export type ModelPrice = t.TypeOf<typeof ModelPrice>
 
-/** A price table: model id (or `prefix*`) → prices. @since 0.1.0 */
+/** A price table: model id (or `prefix*`) → prices. @since 0.1.0 @category Prices */
 export const PriceTable = t.record(t.string, ModelPrice)
 /** @since 0.1.0 */
 export type PriceTable = t.TypeOf<typeof PriceTable>
@@ -27,20 +29,34 @@ export type PriceTable = t.TypeOf<typeof PriceTable>
  * Validates a parsed price table (e.g. the JSON of `--prices FILE`).
  * **Fails with** a message naming the first bad model entry (no input values echoed).
  * @since 0.1.0
+ * @category Prices
  */
 export const decodePriceTable = (u: unknown): E.Either<string, PriceTable> => {
   const r = PriceTable.decode(u)
   if (E.isRight(r)) {
     for (const [model, p] of Object.entries(r.right)) {
       const values = [p.input, p.output, p.cachedInput ?? 0, p.cacheWrite ?? 0]
-      if (values.some((x) => !Number.isFinite(x) || x < 0)) return E.left(`the price of "${model.slice(0, 60)}" must be finite, non-negative numbers`)
+      if (values.some((x) => !Number.isFinite(x) || x < 0)) return E.left(`the price of "${safeName(model)}" must be finite, non-negative numbers`)
     }
     return E.right(r.right)
   }
-  return E.left('a price table is an object: { "model-id": { "input": 3, "cachedInput": 0.3, "output": 15 } } (USD per million tokens)')
+  const example = '{ "model-id": { "input": 3, "cachedInput": 0.3, "output": 15 } } (USD per million tokens)'
+  if (typeof u !== 'object' || u === null || Array.isArray(u)) return E.left(`a price table is an object: ${example}`)
+  // the first entry that is wrong, by name and field (never its value)
+  for (const [model, p] of Object.entries(u as Record<string, unknown>)) {
+    const name = `"${safeName(model)}"`
+    if (typeof p !== 'object' || p === null || Array.isArray(p)) return E.left(`the price of ${name} must be an object: ${example}`)
+    for (const field of ['input', 'output', 'cachedInput', 'cacheWrite']) {
+      const v = (p as Record<string, unknown>)[field]
+      const required = field === 'input' || field === 'output'
+      if ((v === undefined && required) || (v !== undefined && typeof v !== 'number'))
+        return E.left(`the price of ${name} needs "${field}" as a number of USD per million tokens${required ? '' : ' (or no such key)'}`)
+    }
+  }
+  return E.left(`a price table is an object: ${example}`)
 }
 
-/** The price of a model: exact id first, then the longest matching `prefix*` key. @since 0.1.0 */
+/** The price of a model: exact id first, then the longest matching `prefix*` key. @since 0.1.0 @category Prices */
 export const priceOf = (table: PriceTable, model: string): ModelPrice | undefined => {
   if (Object.hasOwn(table, model)) return table[model]
   let best: ModelPrice | undefined
@@ -82,6 +98,7 @@ export const priceTableEstimator =
  * run's `totalUsd` stays `null` (a partial sum would look complete, bug kind K12). Unchanged when the cost is
  * already complete or the run has no usage. `cost.estimated` is set when any figure was estimated.
  * @since 0.1.0
+ * @category Prices
  */
 export const estimateCost = (result: RunResult, table: PriceTable): RunResult => {
   if (result.cost.complete && result.cost.totalUsd !== null) return result
@@ -112,12 +129,12 @@ export const estimateCost = (result: RunResult, table: PriceTable): RunResult =>
     }
     total += c
     estimated = true
-    byModel.push([model, { ...u, costUsd: Math.round(c * 1e12) / 1e12 }])
+    byModel.push([model, { ...u, costUsd: roundUsd(c) }])
   }
   if (!estimated) return result
   const cost: Cost =
     unpriced === 0 && total <= Number.MAX_SAFE_INTEGER
-      ? { totalUsd: Math.round(total * 1e12) / 1e12, complete: true, missing: 0, estimated: true }
+      ? { totalUsd: roundUsd(total), complete: true, missing: 0, estimated: true }
       : { totalUsd: null, complete: false, missing: unpriced, estimated: true }
   return { ...result, usage: { ...result.usage, byModel: Object.fromEntries(byModel) }, cost }
 }

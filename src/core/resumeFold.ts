@@ -18,6 +18,7 @@ import type { RunResult } from './RunResult.js'
  * {@link foldEvents}; and with a `ProtocolError` of kind `event` at index 0 (the path of the first bad field) when
  * `state` is not a fold state `FoldStateCodec` accepts. Never throws.
  * @since 0.1.0
+ * @category Fold
  */
 export const resumeFold = (
   state: FoldState,

@@ -17,10 +17,10 @@ import type { SessionEvent } from './events.js'
 import type { ProtocolError } from './ProtocolError.js'
 import type { FormatName } from './RunResult.js'
 
-/** Receives each event a translator produces, in order. @since 0.2.0 */
+/** Receives each event a translator produces, in order. @since 0.2.0 @category Pipeline */
 export type Emit = (event: SessionEvent) => void
 
-/** What a translator is told when it starts. @since 0.2.0 */
+/** What a translator is told when it starts. @since 0.2.0 @category Pipeline */
 export interface TranslatorOptions {
   /** The file being read (some formats read meaning from its path, e.g. a Claude Code subagent file), or `null`. */
   readonly file?: string | null
@@ -32,6 +32,7 @@ export interface TranslatorOptions {
  * One input format's front end. `S` is its state: a plain JSON value (no classes, Maps or Sets; id-keyed
  * records use `#`-prefixed keys), changed in place by the methods and valid for `stateCodec` after any call.
  * @since 0.2.0
+ * @category Pipeline
  */
 export interface Translator<S = unknown> {
   readonly format: FormatName

@@ -5,9 +5,9 @@
  * @module
  */
 import type { PendingItem, RunEnding, StoppedBy } from './RunEnding.js'
+import { isObject } from './values.js'
 
 const str = (u: unknown): string | undefined => (typeof u === 'string' ? u : undefined)
-const isObj = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u)
 
 /** `aborted.reason.kind` → who stopped: `user`/`legacy` → caller, `parent`, `hook`, `disposed` → abandoned; protocol 2 adds `permission` and `delegation`. */
 const abortedBy = (kind: string | undefined): StoppedBy => {
@@ -42,6 +42,7 @@ const cutOffKinds: Readonly<Record<string, string>> = {
  * protocol 2's `cut-off` → cut_off with its `finishReason`, `failed` → failed with its fields, `unfinished` →
  * unfinished; any other kind → failed `unrecognized` with the raw kind in `raw`. Never throws.
  * @since 0.1.0
+ * @category Native protocol
  */
 export const endingFromTurnEndReason = (reason: Readonly<Record<string, unknown>>): RunEnding => {
   const kind = typeof reason['kind'] === 'string' ? reason['kind'] : ''
@@ -51,7 +52,7 @@ export const endingFromTurnEndReason = (reason: Readonly<Record<string, unknown>
     case 'completed':
       return { kind: 'answered' }
     case 'aborted': {
-      const sub = isObj(reason['reason']) ? reason['reason'] : undefined
+      const sub = isObject(reason['reason']) ? reason['reason'] : undefined
       const text = str(sub?.['reason'])
       return { kind: 'stopped', by: abortedBy(str(sub?.['kind'])), ...(text !== undefined ? { reason: text } : {}) }
     }
@@ -82,7 +83,7 @@ export const endingFromTurnEndReason = (reason: Readonly<Record<string, unknown>
       const items = Array.isArray(reason['pending']) ? reason['pending'] : []
       const pending: Array<PendingItem> = []
       for (const p of items) {
-        if (!isObj(p)) continue
+        if (!isObject(p)) continue
         const toolName = str(p['toolName'])
         const r = str(p['reason'])
         pending.push({
@@ -96,7 +97,7 @@ export const endingFromTurnEndReason = (reason: Readonly<Record<string, unknown>
       return { kind: 'suspended', pending }
     }
     case 'error': {
-      const err = isObj(reason['error']) ? reason['error'] : {}
+      const err = isObject(reason['error']) ? reason['error'] : {}
       const code = err['code']
       const name = str(err['name'])
       return {
@@ -114,7 +115,7 @@ export const endingFromTurnEndReason = (reason: Readonly<Record<string, unknown>
     case 'cut-off':
       return { kind: 'cut_off', finishReason: str(reason['finishReason']) ?? 'unknown' }
     case 'failed': {
-      const err = isObj(reason['error']) ? reason['error'] : undefined
+      const err = isObject(reason['error']) ? reason['error'] : undefined
       const phase = str(reason['phase'])
       const code = err?.['code']
       const name = str(err?.['name'])

@@ -11,7 +11,7 @@ import { nativeFormat } from './native.js'
 import { openaiAgentsFormat } from './openaiAgents.js'
 import type { FormatModule } from './types.js'
 
-/** Every format module, in detection priority order (earlier wins a tie). @since 0.1.0 */
+/** Every format module, in detection priority order (earlier wins a tie). @since 0.1.0 @category Formats */
 export const formats: ReadonlyArray<FormatModule> = [
   nativeFormat,
   claudeCodeFormat,
@@ -23,7 +23,7 @@ export const formats: ReadonlyArray<FormatModule> = [
   // formats: add each module here (one line per module)
 ]
 
-/** The module of a `--format` name, or `undefined`. @since 0.1.0 */
+/** The module of a `--format` name, or `undefined`. @since 0.1.0 @category Formats */
 export const formatByName = (name: string): FormatModule | undefined => formats.find((f) => f.name === name)
 
 /** The format with the highest score above 0 (the earlier one in {@link formats} on a tie), or `undefined`. */
@@ -40,8 +40,8 @@ const bestFormat = (scoreOf: (f: FormatModule) => number): FormatModule | undefi
   return best
 }
 
-/** The best line-based format for the first parsed lines, or `undefined` when none scores above 0. @since 0.1.0 */
+/** The best line-based format for the first parsed lines, or `undefined` when none scores above 0. @since 0.1.0 @category Formats */
 export const detectLines = (values: ReadonlyArray<unknown>): FormatModule | undefined => bestFormat((f) => f.sniffLines?.(values) ?? 0)
 
-/** The best document format for a parsed JSON document, or `undefined`. @since 0.1.0 */
+/** The best document format for a parsed JSON document, or `undefined`. @since 0.1.0 @category Formats */
 export const detectDocument = (doc: unknown): FormatModule | undefined => bestFormat((f) => f.sniffDocument?.(doc) ?? 0)

@@ -7,16 +7,9 @@
  * @module
  * @internal
  */
+import { safeName } from '../core/names.js'
 
-/** A parsed JSON object, keyed by its field names. @internal */
-export type Obj = Record<string, unknown>
-
-/**
- * `true` when `u` is a plain JSON object: `typeof` `object`, not `null` and not an array (so a field can be
- * read with `u[key]`).
- * @internal
- */
-export const isObject = (u: unknown): u is Obj => typeof u === 'object' && u !== null && !Array.isArray(u)
+export { isObject, type Obj } from '../core/values.js'
 
 /** `u` when it is a string (the empty string included), else `undefined`. @internal */
 export const str = (u: unknown): string | undefined => (typeof u === 'string' ? u : undefined)
@@ -28,13 +21,8 @@ export const str = (u: unknown): string | undefined => (typeof u === 'string' ? 
  */
 export const count = (u: unknown): number | undefined => (typeof u === 'number' && Number.isFinite(u) && u >= 0 ? u : undefined)
 
-/**
- * A name taken from input (a record type, an error code) cut for a diagnostic or a `lastEventType`: `s` itself
- * when it has at most 60 characters, else its first 57 followed by `...` (60 in all), so a hostile input never
- * puts more than that into a result.
- * @internal
- */
-export const short = (s: string): string => (s.length > 60 ? `${s.slice(0, 57)}...` : s)
+/** A name taken from input cut and cleaned for a diagnostic or a `lastEventType`: the library's one {@link safeName}. @internal */
+export const short = safeName
 
 /** What {@link parseJson} returns for text that is not valid JSON (no JSON value is a symbol). @internal */
 export const NOT_JSON: unique symbol = Symbol('not JSON')

@@ -18,18 +18,18 @@ import type { SessionEvent } from '../core/events.js'
 import type { Translator } from '../core/translator.js'
 import { detectDocument, detectLines, formatByName, formats } from './index.js'
 
-/** How many records `auto` looks at, at most, before it decides. @since 0.2.0 */
+/** How many records `auto` looks at, at most, before it decides. @since 0.2.0 @category Pipeline */
 export const SNIFF_RECORDS = 20
 
 /** A detection score that decides at once (a format's own unmistakable marker). */
 const CERTAIN = 0.95
 
-/** The input's format could not be told, or a `format` name is unknown. @since 0.2.0 */
+/** The input's format could not be told, or a `format` name is unknown. @since 0.2.0 @category Pipeline */
 export class FormatError extends Error {
   override readonly name = 'FormatError'
 }
 
-/** Options of {@link RecordFolder}, {@link foldRecords} and {@link runsFrom}. @since 0.2.0 */
+/** Options of {@link RecordFolder}, {@link foldRecords} and {@link runsFrom}. @since 0.2.0 @category Pipeline */
 export interface RecordOptions extends PipelineOptions {
   /** A `--format` name, or `auto` (default: `native`). */
   readonly format?: FormatName | 'auto'
@@ -54,6 +54,7 @@ const translatorOf = (name: string): Translator<unknown> => {
  * A stateful fold of one input's records: push each record, take the finished runs after each push, call
  * `end` once. Mutable; not reusable across inputs.
  * @since 0.2.0
+ * @category Pipeline
  */
 export class RecordFolder {
   private pipeline: Pipeline | undefined
@@ -161,6 +162,7 @@ export class RecordFolder {
  * format name or records whose format `auto` cannot tell.
  * @example foldRecords(messagesFromQuery, { format: 'claude-code' }) // => right([{ ending: { kind: 'answered' }, … }])
  * @since 0.2.0
+ * @category Pipeline
  */
 export const foldRecords = (records: Iterable<unknown>, options: RecordOptions = {}): E.Either<ProtocolError, Array<RunResult>> => {
   const f = new RecordFolder(options)
@@ -184,6 +186,7 @@ export const foldRecords = (records: Iterable<unknown>, options: RecordOptions =
  * or the source's own error.
  * @example for await (const run of runsFrom(query({ prompt }), { format: 'claude-code', live: true })) console.log(run.ending)
  * @since 0.2.0
+ * @category Pipeline
  */
 export async function* runsFrom(records: AsyncIterable<unknown> | Iterable<unknown>, options: RecordOptions = {}): AsyncGenerator<RunResult> {
   const f = new RecordFolder(options)
@@ -201,6 +204,7 @@ export async function* runsFrom(records: AsyncIterable<unknown> | Iterable<unkno
  * The native events a format's records translate to, in order (what `run-outcome events` prints), for records
  * in memory.
  * @since 0.2.0
+ * @category Pipeline
  */
 export const eventsOf = (records: Iterable<unknown>, options: RecordOptions = {}): E.Either<ProtocolError, Array<SessionEvent>> => {
   const out: Array<SessionEvent> = []

@@ -18,6 +18,7 @@ import type { SessionEvent } from '../core/events.js'
  * Source errors and completion pass through unchanged.
  * **Fails with** `ProtocolError` kind `event` or `turn-end`.
  * @since 0.1.0
+ * @category Operators
  */
 export function decodeEvents(): OperatorFunction<unknown, SessionEvent> {
   return map((input: unknown, index: number) => {

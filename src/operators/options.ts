@@ -7,7 +7,7 @@ import { currentResult, streamFailedResult, type FoldState } from '../core/fold.
 import type { RunResult, FormatName } from '../core/RunResult.js'
 import { RecordFolder } from '../formats/records.js'
 
-/** Options of `scanRun()`, `reduceRun()` and `runResults()`. @since 0.1.0 */
+/** Options of `scanRun()`, `reduceRun()` and `runResults()`. @since 0.1.0 @category Operators */
 export interface RunOperatorOptions {
   /**
    * The format of the values: `native` events (the default, decoded and validated as SPEC §4 says), any

@@ -22,6 +22,7 @@ import { catchSourceError, failedByStream, recordFolderOf, type RunOperatorOptio
  * A source error is passed on, or with `sourceError: 'fail'` becomes `failed { phase: 'stream' }`.
  * **Fails with** `ProtocolError` kind `event` or `turn-end`; `FormatError`.
  * @since 0.1.0
+ * @category Operators
  */
 export function reduceRun(options: RunOperatorOptions = {}): OperatorFunction<unknown, RunResult> {
   return (source: Observable<unknown>) =>

@@ -26,6 +26,7 @@ import { catchSourceError, failedByStream, recordFolderOf, type RunOperatorOptio
  * **Fails with** `ProtocolError` kind `event` or `turn-end`; `FormatError`.
  * @example from(query({ prompt })).pipe(runResults({ format: 'claude-code' })).subscribe((r) => console.log(r.ending))
  * @since 0.1.0
+ * @category Operators
  */
 export function runResults(options: RunOperatorOptions = {}): OperatorFunction<unknown, RunResult> {
   return (source: Observable<unknown>) =>

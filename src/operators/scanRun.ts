@@ -20,6 +20,7 @@ import { recordFolderOf, type RunOperatorOptions } from './options.js'
  * For native events, the i-th emission equals `foldEvents` of the first i events. Source errors pass through.
  * **Fails with** `ProtocolError` kind `event` or `turn-end`; `FormatError`.
  * @since 0.1.0
+ * @category Operators
  */
 export function scanRun(options: Pick<RunOperatorOptions, 'messageId' | 'format'> = {}): OperatorFunction<unknown, RunResult> {
   return (source: Observable<unknown>) =>

@@ -24,6 +24,7 @@ import { RecordFolder } from '../formats/records.js'
  * **Fails with** `ProtocolError`, `FormatError`.
  * @example from(messages).pipe(toSessionEvents('claude-code')).subscribe((e) => console.log(e.type))
  * @since 0.2.0
+ * @category Operators
  */
 export function toSessionEvents(format: FormatName | 'auto'): OperatorFunction<unknown, SessionEvent> {
   return (source: Observable<unknown>) =>

@@ -23,6 +23,7 @@ import type * as GenaiPrices from '@pydantic/genai-prices'
 import type { CostEstimator } from '../core/fold.js'
 import { priceTableEstimator, type PriceTable } from '../core/prices.js'
 import type { UsageBuckets } from '../core/RunResult.js'
+import { msFromIso } from '../core/time.js'
 
 /** The npm package the bundled prices come from. @since 0.2.0 */
 export const PRICE_PACKAGE = '@pydantic/genai-prices'
@@ -153,7 +154,7 @@ export const bundledEstimator = (
     if (l === null) return undefined
     let when = fixed
     if (at !== undefined) {
-      const t = typeof at === 'number' ? at : Date.parse(at)
+      const t = typeof at === 'number' ? at : msFromIso(at)
       if (Number.isFinite(t)) when = new Date(t)
     }
     try {

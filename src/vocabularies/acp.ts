@@ -13,10 +13,10 @@ import type { ProtocolError } from '../core/ProtocolError.js'
 import type { RunEnding } from '../core/RunEnding.js'
 import { Malformed, decodeWith, unrecognized } from './shared.js'
 
-/** ACP's `StopReason`. @since 0.1.0 */
+/** ACP's `StopReason`. @since 0.1.0 @category Vocabularies */
 export type AcpStopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled'
 
-/** Every ACP stop reason, in the schema's order. @since 0.1.0 */
+/** Every ACP stop reason, in the schema's order. @since 0.1.0 @category Vocabularies */
 export const acpStopReasons = ['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled'] as const satisfies ReadonlyArray<AcpStopReason>
 
 const read = (value: unknown): RunEnding => {

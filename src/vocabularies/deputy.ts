@@ -21,6 +21,7 @@ import { Malformed, decodeWith, invert, isRecord, optString, reqString } from '.
  * `permission`, `approval`, `parent`, `delegation`, `abandoned`). `null` in `finishReason` or `by` reads as
  * absent (R's `NULL`).
  * @since 0.1.0
+ * @category Vocabularies
  */
 export interface DeputyStop {
   readonly stopReason: string

@@ -21,13 +21,14 @@ import { copyError, isRecord } from './shared.js'
  * `aborted`'s `reason`: who cancelled the turn (`user`, `parent`, `hook`, `disposed`, `legacy` for imported
  * records, or a plugin's own word) and the text a hook gave.
  * @since 0.1.0
+ * @category Vocabularies
  */
 export interface DshAbortReason {
   readonly kind: 'user' | 'parent' | 'hook' | 'disposed' | 'legacy' | (string & { readonly __dshAbort?: never })
   readonly reason?: string
 }
 
-/** One item a `suspended` turn waits on (the shape of `PendingItem`). @since 0.1.0 */
+/** One item a `suspended` turn waits on (the shape of `PendingItem`). @since 0.1.0 @category Vocabularies */
 export interface DshPendingItem {
   readonly id: string
   readonly kind: string
@@ -36,7 +37,7 @@ export interface DshPendingItem {
   readonly reason?: string
 }
 
-/** A `TurnEndReason` kind this library does not know, kept as written (plugins may add kinds). @since 0.1.0 */
+/** A `TurnEndReason` kind this library does not know, kept as written (plugins may add kinds). @since 0.1.0 @category Vocabularies */
 export interface DshOtherReason {
   readonly kind: string & { readonly __dshOther?: never }
 }
@@ -46,6 +47,7 @@ export interface DshOtherReason {
  * `aborted { reason? }`, `blocked { guardrail?, phase?, message? }`, `limit { reason, field?, actual?, limit? }`,
  * `suspended { pending }`, `error { error: { message, code?, name? } }`, `interrupted`, or another kind.
  * @since 0.1.0
+ * @category Vocabularies
  */
 export type DshTurnEndReason =
   | { readonly kind: 'completed' }

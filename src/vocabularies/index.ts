@@ -31,13 +31,14 @@ export type { SwiftideStopReason, SwiftideToolCall, SwiftideOtherVariant } from 
  * The systems whose vocabularies are mapped: `deputy` (R, seeds 000/001), `dsh` (the harness of seed 002),
  * `llm4s` (Scala/Java, seed 003), `swiftide` (Rust, seed 004) and `acp` (Agent Client Protocol).
  * @since 0.1.0
+ * @category Vocabularies
  */
 export const vocabularySystems = ['deputy', 'dsh', 'llm4s', 'swiftide', 'acp'] as const
 
-/** A system name from {@link vocabularySystems}. @since 0.1.0 */
+/** A system name from {@link vocabularySystems}. @since 0.1.0 @category Vocabularies */
 export type VocabularySystem = (typeof vocabularySystems)[number]
 
-/** Type guard for a system name (for CLI flags and untyped callers). @since 0.1.0 */
+/** Type guard for a system name (for CLI flags and untyped callers). @since 0.1.0 @category Vocabularies */
 export const isVocabularySystem = (u: unknown): u is VocabularySystem => typeof u === 'string' && (vocabularySystems as ReadonlyArray<string>).includes(u)
 
 /**
@@ -45,6 +46,7 @@ export const isVocabularySystem = (u: unknown): u is VocabularySystem => typeof 
  * (dsh: no `turn/end`; llm4s: errors and stops are not statuses; swiftide: `stop_reason()` is `None`; ACP:
  * a JSON-RPC error or a turn still waiting).
  * @since 0.1.0
+ * @category Vocabularies
  */
 export interface VocabularyValues {
   readonly deputy: DeputyStop
@@ -90,6 +92,7 @@ const writers: { readonly [S in VocabularySystem]: (ending: RunEnding) => Vocabu
  * @example endingFromEither('acp', 'end_turn') // => right({ kind: 'answered' })
  * @example endingFromEither('acp', 42)         // => left(ProtocolError at 'stopReason', expected 'string')
  * @since 0.1.0
+ * @category Vocabularies
  */
 export const endingFromEither = (system: VocabularySystem, value: unknown): E.Either<ProtocolError, RunEnding> => {
   if (!isVocabularySystem(system)) {
@@ -107,6 +110,7 @@ export const endingFromEither = (system: VocabularySystem, value: unknown): E.Ei
  * @example endingFrom('swiftide', { Other: 'too long' }) // => { kind: 'stopped', by: 'hook', reason: 'too long' }
  * @example endingFrom('acp', 'paused') // => { kind: 'failed', reason: 'unrecognized', raw: 'paused' }
  * @since 0.1.0
+ * @category Vocabularies
  */
 export const endingFrom = (system: VocabularySystem, value: unknown): RunEnding => {
   const decoded = endingFromEither(system, value)
@@ -125,6 +129,7 @@ export const endingFrom = (system: VocabularySystem, value: unknown): RunEnding 
  * @example endingTo('deputy', { kind: 'cut_off', finishReason: 'max_tokens' })
  * // => { stopReason: 'complete', finishReason: 'max_tokens' }
  * @since 0.1.0
+ * @category Vocabularies
  */
 export const endingTo = <S extends VocabularySystem>(system: S, ending: RunEnding): VocabularyValues[S] => {
   if (!isVocabularySystem(system)) throw new TypeError('endingTo: unknown vocabulary system')
@@ -141,5 +146,6 @@ export const endingTo = <S extends VocabularySystem>(system: S, ending: RunEndin
  * Never throws.
  * @example structuredOutputFrom('swiftide', { RequestedByTool: [call, { version: '1.0' }] }) // => { version: '1.0' }
  * @since 0.1.0
+ * @category Vocabularies
  */
 export const structuredOutputFrom = (system: VocabularySystem, value: unknown): unknown => (system === 'swiftide' ? swiftideStructuredOutput(value) : null)

@@ -17,6 +17,7 @@ import { Malformed, decodeWith, invert, isRecord, join, optString, own, parseJso
  * A `PendingInterrupt` (seed 003): `kind` is `APPROVAL`, `QUESTION`, `MIDDLEWARE_QUESTION` or `BREAKPOINT`
  * (newer facades); `argumentsJson` and `questionJson` are JSON text; `reason` says why approval is needed.
  * @since 0.1.0
+ * @category Vocabularies
  */
 export interface Llm4sPendingInterrupt {
   readonly id: string
@@ -32,6 +33,7 @@ export interface Llm4sPendingInterrupt {
  * `guardrail` and every refusing guardrail's `reason`), `STEP_LIMIT_REACHED`, or `SUSPENDED` with `pending`
  * (approvals first, then questions).
  * @since 0.1.0
+ * @category Vocabularies
  */
 export type Llm4sStatus =
   | { readonly kind: 'COMPLETED'; readonly answer?: string }

@@ -9,6 +9,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { ProtocolError, type ProtocolErrorKind } from '../core/ProtocolError.js'
 import type { EndingError, Failed, RunEnding } from '../core/RunEnding.js'
+import { isObject } from '../core/values.js'
 
 /**
  * A value whose type is wrong at `path` (thrown by the checks below, caught by {@link decodeWith}).
@@ -21,8 +22,8 @@ export class Malformed {
   ) {}
 }
 
-/** A plain object (not `null`, not an array). @internal */
-export const isRecord = (u: unknown): u is object => typeof u === 'object' && u !== null && !Array.isArray(u)
+/** A plain object (not `null`, not an array): the library's one {@link isObject}. @internal */
+export const isRecord: (u: unknown) => u is object = isObject
 
 /** An own property of `o`, or `undefined`: never an inherited one (`__proto__`, `constructor`). @internal */
 export const own = (o: object, key: string): unknown => (Object.hasOwn(o, key) ? (o as Record<string, unknown>)[key] : undefined)

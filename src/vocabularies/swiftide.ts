@@ -15,20 +15,21 @@ import type { ProtocolError } from '../core/ProtocolError.js'
 import type { PendingItem, RunEnding } from '../core/RunEnding.js'
 import { Malformed, decodeWith, isRecord, join, optString, own, parseJsonText, reqString, toJsonText, unrecognized } from './shared.js'
 
-/** A swiftide `ToolCall` as serde writes it: `args` is the JSON text of the arguments, or `null`. @since 0.1.0 */
+/** A swiftide `ToolCall` as serde writes it: `args` is the JSON text of the arguments, or `null`. @since 0.1.0 @category Vocabularies */
 export interface SwiftideToolCall {
   readonly id: string
   readonly name: string
   readonly args?: string | null
 }
 
-/** A unit variant this library does not know, kept as written (`StopReason` is `#[non_exhaustive]`). @since 0.1.0 */
+/** A unit variant this library does not know, kept as written (`StopReason` is `#[non_exhaustive]`). @since 0.1.0 @category Vocabularies */
 export type SwiftideOtherVariant = string & { readonly __swiftideOther?: never }
 
 /**
  * swiftide's `StopReason` in serde JSON (seed 004). Payloads are `unknown`: `null` (None), a string (0.30,
  * `StopWithArgs::default()`'s `output`), or any JSON value (a custom schema's arguments).
  * @since 0.1.0
+ * @category Vocabularies
  */
 export type SwiftideStopReason =
   | 'NoNewMessages'

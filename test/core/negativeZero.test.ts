@@ -11,7 +11,10 @@ import { resumeFold } from '../../src/core/resumeFold.js'
 
 const suspended = {
   method: 'session.event',
-  params: { sessionId: 'R', event: { type: 'turn/end', data: { reason: { kind: 'suspended', pending: [{ id: 'p', kind: 'approval', arguments: [-0, { x: -0 }] }] } } } },
+  params: {
+    sessionId: 'R',
+    event: { type: 'turn/end', data: { reason: { kind: 'suspended', pending: [{ id: 'p', kind: 'approval', arguments: [-0, { x: -0 }] }] } } },
+  },
 }
 
 describe('−0 in event data', () => {

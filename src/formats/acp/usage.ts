@@ -18,6 +18,7 @@
  * @internal
  */
 import * as t from 'io-ts'
+import { roundUsd } from '../../core/usd.js'
 import type { UsageInput } from '../../core/RunResult.js'
 import { count, type Obj } from '../json.js'
 
@@ -116,8 +117,6 @@ export const countedBuckets = (
 
 /** The message the fold's `addUsage` writes for a count it ignores (kept word for word). @internal */
 export const BAD_COUNT = 'ignored a token count that is not a finite, non-negative number'
-
-const roundUsd = (x: number): number => Math.round(x * 1e12) / 1e12
 
 /**
  * A run's cost (USD) from the session's cumulative amounts: `last − base`, with the diagnostics that explain a

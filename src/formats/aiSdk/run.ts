@@ -16,10 +16,11 @@
 import * as t from 'io-ts'
 import type { NativeUsage } from '../../core/events.js'
 import type { EndingError } from '../../core/RunEnding.js'
+import { quoteName } from '../../core/names.js'
 import type { UsageInput } from '../../core/RunResult.js'
 import type { Emit } from '../../core/translator.js'
 import { emitDiagnostic, emitIdle, nativeEvent, type Origin, type ReasonIn } from '../events.js'
-import { isObject, short, str, type Obj } from '../json.js'
+import { isObject, str, type Obj } from '../json.js'
 import type { UsageRead } from './usage.js'
 
 // ---- bounds ---------------------------------------------------------------------------------------------
@@ -114,10 +115,6 @@ export const isChatChunk = (v: Obj): boolean => {
     (Array.isArray(get(v, 'choices')) && typeof get(v, 'id') === 'string' && get(v, 'type') === undefined)
   )
 }
-
-/** A type name safe to quote in a diagnostic: at most 60 characters, control characters replaced. @internal */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
-export const quoteType = (type: string): string => `"${short(type).replace(/[\u0000-\u001f\u007f]/g, '?')}"`
 
 // ---- state ----------------------------------------------------------------------------------------------
 
@@ -369,7 +366,7 @@ export const session = (s: AiSdkState, id: string, type: string, emit: Emit): vo
 export const diag = (emit: Emit, message: string): void => emitDiagnostic(emit, message)
 
 /** A diagnostic naming a part type. @internal */
-export const diagType = (emit: Emit, what: string, type: string): void => emitDiagnostic(emit, `${what} ${quoteType(type)}`)
+export const diagType = (emit: Emit, what: string, type: string): void => emitDiagnostic(emit, `${what} ${quoteName(type)}`)
 
 /** A diagnostic stated at the run boundary (no line), as usage the old reader added when it emitted a run. */
 const diagBetween = (emit: Emit, message: string): void => emit(nativeEvent('source/diagnostic', { message }, { between: true }))

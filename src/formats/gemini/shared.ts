@@ -43,9 +43,6 @@ export const cutOffOf = (message: string): 'max_tokens' | 'content_filter' | und
   return undefined
 }
 
-/** Truncates a name taken from input (an error class, a model id in a message) to at most 60 characters. @internal */
-export const shortName = (s: string): string => (s.length > 60 ? s.slice(0, 60) : s)
-
 /** How many nodes {@link plainJson} copies at most when it has to cut a value (the rest become `null`). */
 const MAX_COPY_NODES = 100_000
 

@@ -6,10 +6,11 @@
  * @internal
  */
 import * as t from 'io-ts'
+import { safeName } from '../../core/names.js'
 import type { Emit } from '../../core/translator.js'
 import { emitDiagnostic, emitIdle, nativeEvent, type ReasonIn } from '../events.js'
 import { isObject, type Obj } from '../json.js'
-import { MSG, cutOffOf, isCount, shortName } from './shared.js'
+import { MSG, cutOffOf, isCount } from './shared.js'
 
 /** Token figures of one model in a `result.stats` (disjoint, thinking apart). @internal */
 export interface Totals {
@@ -228,7 +229,7 @@ export const streamNoise = (s: StreamState, text: string, unterminated: boolean,
   if (s.stderrClass === null) {
     const m = ERROR_CLASS_RE.exec(text)
     if (m !== null && m[1] !== undefined) {
-      s.stderrClass = shortName(m[1])
+      s.stderrClass = safeName(m[1])
       learned = true
     }
   }
@@ -365,7 +366,7 @@ const resultReason = (s: StreamState, status: string, hasError: boolean, errType
       kind: 'error',
       error: {
         message: message ?? 'the run ended with an error',
-        ...(name !== undefined ? { name: shortName(name) } : {}),
+        ...(name !== undefined ? { name: safeName(name) } : {}),
         ...(vague && s.stderrCode !== null ? { code: s.stderrCode } : {}),
       },
     }
