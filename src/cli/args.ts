@@ -59,7 +59,7 @@ export const parseCommand = <O extends Options>(
     }
     return parsed
   } catch (e) {
-    io.stderr.write(`run-outcome ${command}: ${argumentProblem(e, argv, all)}\nTry 'run-outcome ${command} --help'.\n`)
+    io.stderr.write(`run-outcome ${command}: ${forTerminal(argumentProblem(e, argv, all))}\nTry 'run-outcome ${command} --help'.\n`)
     return undefined
   }
 }
@@ -153,7 +153,9 @@ const exampleValue = (name: string | undefined): string => {
 /** `true` when `format` is `auto` or a known format; otherwise reports it. @since 0.1.0 */
 export const checkFormat = (command: string, format: string, io: CliIO): boolean => {
   if (format === 'auto' || formats.some((f) => f.name === format)) return true
-  io.stderr.write(`run-outcome ${command}: unknown --format "${format.slice(0, 40)}"; use auto or one of: ${formats.map((f) => f.name).join(', ')}\n`)
+  io.stderr.write(
+    `run-outcome ${command}: unknown --format "${forTerminal(format.slice(0, 40))}"; use auto or one of: ${formats.map((f) => f.name).join(', ')}\n`,
+  )
   return false
 }
 
@@ -162,7 +164,7 @@ export const checkAccept = (command: string, values: ReadonlyArray<string> | und
   const out: Array<EndingKind> = []
   for (const a of values ?? []) {
     if (!isEndingKind(a)) {
-      io.stderr.write(`run-outcome ${command}: --accept takes an ending kind (${endingKinds.join(', ')}), not "${a.slice(0, 40)}"\n`)
+      io.stderr.write(`run-outcome ${command}: --accept takes an ending kind (${endingKinds.join(', ')}), not "${forTerminal(a.slice(0, 40))}"\n`)
       return undefined
     }
     out.push(a)

@@ -19,6 +19,7 @@
 import { fstatSync } from 'node:fs'
 import type { CliIO, Signal } from './io.js'
 import { main } from './main.js'
+import { forTerminal } from './sanitize.js'
 
 let stdoutClosed = false
 let stdoutFailure: string | undefined
@@ -120,7 +121,7 @@ for (const signal of SIGNALS) {
 
 const internalError = (e: unknown): void => {
   const message = e instanceof Error ? e.message : 'unknown'
-  stderr.write(`run-outcome: internal error: ${message.replace(/[^\x20-\x7e]/g, '?').slice(0, 200)}\n`)
+  stderr.write(`run-outcome: internal error: ${forTerminal(message.slice(0, 200))}\n`)
   process.exitCode = 2
   void flushed(2000).then(() => process.exit(2))
 }

@@ -8,6 +8,7 @@ import { ConsumeSetupError, consumeFormats, startConsumer, type ConsumeStats } f
 import { loadNatsClients, MissingNatsClientsError, type NatsClients } from '../jetstream/clients.js'
 import { JETSTREAM_DEFAULTS } from '../jetstream/keys.js'
 import { EXIT, type CliIO } from './io.js'
+import { forTerminal } from './sanitize.js'
 
 /** Help text of `consume`. @since 0.1.0 */
 export const consumeHelp = (): string => `Usage: run-outcome consume --server nats://HOST:PORT [options]
@@ -103,7 +104,7 @@ export const makeConsumeCommand =
         },
       })
     } catch (e) {
-      io.stderr.write(`run-outcome consume: ${e instanceof Error ? e.message : 'bad arguments'}\nTry 'run-outcome consume --help'.\n`)
+      io.stderr.write(`run-outcome consume: ${forTerminal(e instanceof Error ? e.message : 'bad arguments')}\nTry 'run-outcome consume --help'.\n`)
       return EXIT.usage
     }
     const v = parsed.values
@@ -112,7 +113,7 @@ export const makeConsumeCommand =
       return EXIT.ok
     }
     const usage = (m: string): number => {
-      io.stderr.write(`run-outcome consume: ${m}\nTry 'run-outcome consume --help'.\n`)
+      io.stderr.write(`run-outcome consume: ${forTerminal(m)}\nTry 'run-outcome consume --help'.\n`)
       return EXIT.usage
     }
     if (!consumeFormats().includes(v.format)) {
@@ -172,7 +173,7 @@ export const makeConsumeCommand =
           onWarning: (m) => {
             if (m === lastWarning) return
             lastWarning = m
-            io.stderr.write(`run-outcome consume: warning: ${m}\n`)
+            io.stderr.write(`run-outcome consume: warning: ${forTerminal(m)}\n`)
           },
         },
         clients,
@@ -182,10 +183,10 @@ export const makeConsumeCommand =
         e instanceof ConsumeSetupError || e instanceof MissingNatsClientsError
           ? e.message
           : `cannot start: ${e instanceof Error ? e.message.slice(0, 200) : 'unknown error'}`
-      io.stderr.write(`run-outcome consume: ${message}\n`)
+      io.stderr.write(`run-outcome consume: ${forTerminal(message)}\n`)
       return EXIT.usage
     }
-    for (const c of worker.created) io.stderr.write(`run-outcome consume: created ${c}\n`)
+    for (const c of worker.created) io.stderr.write(`run-outcome consume: created ${forTerminal(c)}\n`)
     io.stderr.write(`run-outcome consume: worker ${worker.id} consuming; SIGTERM or Ctrl-C stops\n`)
     const w = worker
     let signalled = false
@@ -201,7 +202,7 @@ export const makeConsumeCommand =
       return EXIT.ok
     } catch (e) {
       await w.stop().catch(() => undefined)
-      io.stderr.write(`run-outcome consume: ${e instanceof Error ? e.message.slice(0, 200) : 'stopped on an error'}\n`)
+      io.stderr.write(`run-outcome consume: ${forTerminal(e instanceof Error ? e.message.slice(0, 200) : 'stopped on an error')}\n`)
       return EXIT.usage
     } finally {
       for (const r of removers) r?.()

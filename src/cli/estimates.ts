@@ -1,5 +1,5 @@
 /**
- * What `replay` and `stats` share about costs and skipped files: `--prices FILE` / `--no-estimate` into
+ * What `replay`, `watch` and `stats` share about costs and skipped files: `--prices FILE` / `--no-estimate` into
  * estimate settings, and how many skipped files are named on stderr.
  * @module
  */
@@ -17,8 +17,19 @@ const readPrices = async (command: string, file: string, io: CliIO): Promise<Pri
   let text: string
   try {
     text = await readFile(file, 'utf8')
-  } catch {
-    io.stderr.write(`run-outcome ${command}: cannot read the price table ${forTerminal(file)}\n`)
+  } catch (e) {
+    const code = (e as { code?: unknown }).code
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : typeof code === 'string'
+              ? code
+              : 'read error'
+    io.stderr.write(`run-outcome ${command}: cannot read the price table ${forTerminal(file)}: ${why}\n`)
     return undefined
   }
   let json: unknown
@@ -38,7 +49,7 @@ const readPrices = async (command: string, file: string, io: CliIO): Promise<Pri
 
 /**
  * The estimate settings of `--prices FILE` / `--no-estimate`, or `undefined` after reporting a problem. Shared by
- * `replay`.
+ * `replay`, `watch` and `stats`.
  * @since 0.2.0
  */
 export const estimateSettings = async (

@@ -11,7 +11,8 @@ import type { SessionEvent } from '../core/events.js'
 import { isProtocolError } from '../core/ProtocolError.js'
 import { formats } from '../formats/index.js'
 import { subagentFilesOf } from '../node/claudeSubagents.js'
-import { listLogFiles } from '../node/files.js'
+import { LINE_CAP_TEXT } from '../io/lines.js'
+import { ALREADY_READ, listLogPaths } from '../node/files.js'
 import { ReplayError, replayStream } from '../node/replay.js'
 import { checkFormat, parseCommand } from './args.js'
 import { EXIT, safeJson, worst, type CliIO } from './io.js'
@@ -31,6 +32,8 @@ files exist (give them as inputs to see their events).
 
 Inputs: files (also .gz), directories (every log under them, in order), or - for
 standard input (the default when no input is given).
+A line over the line cap (${LINE_CAP_TEXT}) is skipped with a
+note naming its line and size, never parsed: memory stays bounded by the cap.
 
 Options:
   --format F    auto (default) or one of: ${formats.map((f) => f.name).join(', ')}
@@ -77,43 +80,65 @@ export const eventsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
     return EXIT.usage
   }
   let code: number = EXIT.ok
-  for (const input of inputs) code = worst(code, await eventsInput(input, format, io))
+  const seen = new Set<string>()
+  for (const input of inputs) code = worst(code, await eventsInput(input, format, io, seen))
   return code
 }
 
-const eventsInput = async (input: string, format: string, io: CliIO): Promise<number> => {
+/** One input; `seen` holds the files (`dev:ino`) printed so far, so one reached again through another path is printed once. */
+const eventsInput = async (input: string, format: string, io: CliIO, seen: Set<string>): Promise<number> => {
   if (input === '-') return eventsOne(io.stdin, '-', null, format, io, true)
   let isDir = false
   try {
-    isDir = (await stat(input)).isDirectory()
+    const st = await stat(input)
+    isDir = st.isDirectory()
+    if (!isDir) {
+      if (seen.has(`${st.dev}:${st.ino}`)) {
+        io.stderr.write(`run-outcome events: skipped ${forTerminal(input)}: ${ALREADY_READ}\n`)
+        return EXIT.ok
+      }
+      seen.add(`${st.dev}:${st.ino}`)
+    }
   } catch (e) {
     io.stderr.write(
-      `run-outcome events: cannot read ${input}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'not readable'}\n`,
+      `run-outcome events: cannot read ${forTerminal(input)}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'not readable'}\n`,
     )
     return EXIT.usage
   }
   if (!isDir) return eventsOne(createReadStream(input, { highWaterMark: 256 * 1024 }), input, input, format, io, true)
-  const files = await listLogFiles(input, (p, why) => io.stderr.write(`run-outcome events: skipped ${p}: ${why}\n`))
+  let again = 0
+  const skipped = (p: string, why: string): void => {
+    io.stderr.write(`run-outcome events: skipped ${forTerminal(p)}: ${forTerminal(why)}\n`)
+  }
+  const files = await listLogPaths(input, skipped, {
+    seen,
+    onDuplicate: (p) => {
+      again++
+      skipped(p, ALREADY_READ)
+    },
+  })
+  if (files.length === 0 && again > 0) return EXIT.ok
   if (files.length === 0) {
-    io.stderr.write(`run-outcome events: no log files under ${input}\n`)
+    io.stderr.write(`run-outcome events: no log files under ${forTerminal(input)}\n`)
     return EXIT.usage
   }
   let code: number = EXIT.ok
-  for (const f of files) code = worst(code, await eventsOne(createReadStream(f, { highWaterMark: 256 * 1024 }), f, f, format, io, false))
+  for (const f of files) code = worst(code, await eventsOne(createReadStream(f.path, { highWaterMark: 256 * 1024 }), f.label, f.label, format, io, false))
   return code
 }
 
 const eventsOne = async (
   source: AsyncIterable<Uint8Array | string>,
-  label: string,
+  rawLabel: string,
   file: string | null,
   format: string,
   io: CliIO,
   named: boolean,
 ): Promise<number> => {
+  const label = forTerminal(rawLabel)
   try {
     const outcome = await replayStream(source, () => {}, { format, file, onEvent: (ev, line) => io.stdout.write(lineOf(ev, line)) })
-    for (const note of outcome.notes) io.stderr.write(`run-outcome events: ${label}: ${note}\n`)
+    for (const note of outcome.notes) io.stderr.write(`run-outcome events: ${label}: ${forTerminal(note)}\n`)
     if (file !== null && outcome.format === 'claude-code') {
       const sub = await subagentFilesOf(file).catch(() => [])
       if (sub.length > 0)
@@ -122,13 +147,13 @@ const eventsOne = async (
         )
     }
     if (outcome.error !== undefined) {
-      io.stderr.write(`run-outcome events: protocol error: ${outcome.error.message}\n`)
+      io.stderr.write(`run-outcome events: protocol error: ${forTerminal(outcome.error.message)}\n`)
       return EXIT.protocol
     }
     return EXIT.ok
   } catch (e) {
     if (isProtocolError(e)) {
-      io.stderr.write(`run-outcome events: protocol error: ${e.message}\n`)
+      io.stderr.write(`run-outcome events: protocol error: ${forTerminal(e.message)}\n`)
       return EXIT.protocol
     }
     if (e instanceof ReplayError) {
@@ -136,7 +161,7 @@ const eventsOne = async (
         io.stderr.write(`run-outcome events: skipped ${label}: format not recognised\n`)
         return EXIT.ok
       }
-      io.stderr.write(`run-outcome events: ${e.message}\n`)
+      io.stderr.write(`run-outcome events: ${forTerminal(e.message)}\n`)
       return EXIT.usage
     }
     const err = e as NodeJS.ErrnoException

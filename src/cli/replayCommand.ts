@@ -11,13 +11,14 @@ import type { RunResult } from '../core/RunResult.js'
 import { SeenRecords } from '../formats/claudeCode/seen.js'
 import { formats } from '../formats/index.js'
 import { attachSubagents, subagentFilesOf } from '../node/claudeSubagents.js'
-import { listLogFiles } from '../node/files.js'
+import { LINE_CAP_TEXT } from '../io/lines.js'
+import { ALREADY_READ, listLogPaths } from '../node/files.js'
 import { ReplayError, replayStream } from '../node/replay.js'
 import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
 import { EXIT, safeJson, worst, type CliIO } from './io.js'
 import { findLogHomes, homeOf, tilde } from '../node/homes.js'
 import { estimatorOf, PRICE_PACKAGE, priceDataOf } from '../prices/genaiPrices.js'
-import { forTerminal } from './sanitize.js'
+import { escapeC1, forTerminal } from './sanitize.js'
 import { estimateSettings, SKIPPED_NAMED } from './estimates.js'
 import { colorEnabled, makeStyle } from './style.js'
 import { briefLine, formatRun } from './summary.js'
@@ -29,6 +30,8 @@ Replays recorded agent logs and prints how each run ended.
 
 Inputs: files (also .gz), directories (every .jsonl/.ndjson/.json/.log/.txt under them,
 one result per run), or - for standard input (the default when no input is given).
+A line over the line cap (${LINE_CAP_TEXT}) is skipped with a
+note naming its line and size, never parsed: memory stays bounded by the cap.
 
 With no input and no pipe, it reads the usual places (as run-outcome stats does):
 ~/.claude/projects, $CODEX_HOME/sessions and archived_sessions, ~/.gemini/tmp.
@@ -74,6 +77,8 @@ interface Options {
   readonly width?: number
   /** Skipped files named so far in this invocation (the rest are counted). */
   readonly skips: { named: number; more: number }
+  /** Files (`dev:ino`) read so far in this invocation: one reached again through another input is read once. */
+  readonly seenFiles: Set<string>
 }
 
 /** An input path as messages show it (one line, controls visible). */
@@ -139,6 +144,7 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
     priceData: priceDataOf(settings),
     ...(width !== undefined ? { width } : {}),
     skips: { named: 0, more: 0 },
+    seenFiles: new Set<string>(),
   }
   let inputs = parsed.positionals.length > 0 ? parsed.positionals : ['-']
   if (inputs.includes('-') && io.stdin.isTTY === true && parsed.positionals.length === 0) {
@@ -162,7 +168,16 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
   if (input === '-') return replayOne(io.stdin, '-', null, options, io, true)
   let isDir = false
   try {
-    isDir = (await stat(input)).isDirectory()
+    const st = await stat(input)
+    isDir = st.isDirectory()
+    if (!isDir) {
+      const id = `${st.dev}:${st.ino}`
+      if (options.seenFiles.has(id)) {
+        noteSkipped(io, options, input, ALREADY_READ)
+        return EXIT.ok
+      }
+      options.seenFiles.add(id)
+    }
   } catch (e) {
     io.stderr.write(
       `run-outcome replay: cannot read ${display(input)}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'not readable'}\n`,
@@ -170,7 +185,16 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
     return EXIT.usage
   }
   if (!isDir) return replayOne(createReadStream(input, { highWaterMark: 256 * 1024 }), input, input, options, io, true, await subagentsOf(input))
-  const files = await listLogFiles(input, (p, why) => noteSkipped(io, options, p, why))
+  let again = 0
+  const files = await listLogPaths(input, (p, why) => noteSkipped(io, options, p, why), {
+    seen: options.seenFiles,
+    onDuplicate: (p) => {
+      again++
+      noteSkipped(io, options, p, ALREADY_READ)
+    },
+  })
+  // every file was read already through an earlier input (`d ./d`): nothing new, and nothing wrong
+  if (files.length === 0 && again > 0) return EXIT.ok
   if (files.length === 0) {
     io.stderr.write(`run-outcome replay: no log files under ${display(input)} (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)\n`)
     return EXIT.usage
@@ -179,7 +203,19 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
   // the files of one directory share their records: a resumed or forked session's copies count once (K15)
   const seen = { read: 0, records: new SeenRecords() }
   for (const f of files)
-    code = worst(code, await replayOne(createReadStream(f, { highWaterMark: 256 * 1024 }), f, f, options, io, false, await subagentsOf(f), seen))
+    code = worst(
+      code,
+      await replayOne(
+        createReadStream(f.path, { highWaterMark: 256 * 1024 }),
+        f.label,
+        f.label,
+        options,
+        io,
+        false,
+        typeof f.path === 'string' && (await subagentsOf(f.path)),
+        seen,
+      ),
+    )
   if (seen.read === 0) {
     // every file was skipped: nothing was read, which is an input error, not an empty success
     io.stderr.write(
@@ -251,7 +287,7 @@ const replayOne = async (
     if (outcome.error !== undefined) {
       const e = outcome.error
       io.stderr.write(`run-outcome replay: protocol error: ${forTerminal(e.message)}\n`)
-      if (options.json) io.stderr.write(`${JSON.stringify(e.toJSON())}\n`)
+      if (options.json) io.stderr.write(`${escapeC1(JSON.stringify(e.toJSON()))}\n`)
       return EXIT.protocol
     }
     return code
@@ -259,7 +295,7 @@ const replayOne = async (
     if (isProtocolError(e)) {
       seen.read++
       io.stderr.write(`run-outcome replay: protocol error: ${forTerminal(e.message)}\n`)
-      if (options.json) io.stderr.write(`${JSON.stringify(e.toJSON())}\n`)
+      if (options.json) io.stderr.write(`${escapeC1(JSON.stringify(e.toJSON()))}\n`)
       return EXIT.protocol
     }
     if (e instanceof ReplayError) {

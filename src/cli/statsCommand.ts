@@ -13,21 +13,23 @@ import { availableParallelism } from 'node:os'
 import { basename } from 'node:path'
 import cliProgress from 'cli-progress'
 import { isEndingKind, type EndingKind } from '../core/RunEnding.js'
+import { msFromIso } from '../core/time.js'
 import { formats } from '../formats/index.js'
-import { listLogFiles } from '../node/files.js'
+import { LINE_CAP_TEXT } from '../io/lines.js'
+import { listLogPaths, SKIPPED } from '../node/files.js'
 import { findLogHomes, homeOf, tilde, type LogHome } from '../node/homes.js'
 import { PRICE_DATA_VERSION, PRICE_PACKAGE, priceDataOf, type EstimateSettings } from '../prices/genaiPrices.js'
 import { estimateSettings, SKIPPED_NAMED } from './estimates.js'
 import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
 import { EXIT, type CliIO } from './io.js'
-import { forTerminal } from './sanitize.js'
-import { GROUP_KEYS, NO_MODEL, NO_USAGE, StatsAggregate, type GroupBy, type GroupTotals, type RunRef } from './stats/aggregate.js'
+import { escapeC1, forTerminal } from './sanitize.js'
+import { GROUP_KEYS, NO_MODEL, NO_USAGE, StatsAggregate, type GroupBy, type GroupTotals, type ListingSkip, type RunRef } from './stats/aggregate.js'
 import { runPool } from './stats/pool.js'
-import { readStreamRecords, readUnitRecords, unitsOf, type FileOutcome, type RecordJob, type SkipReason } from './stats/records.js'
+import { readStreamRecords, readUnitRecords, unitsOf, type FileOutcome, type RecordJob, type SkipReason, type UnitFile } from './stats/records.js'
 import { cut, renderTable, tableWidths, textWidth, type Cell, type Column } from './stats/table.js'
-import { checkTimeZone, localTime, machineTimeZone, parseBound, type TimeBound } from './stats/time.js'
+import { checkTimeZone, localTime, machineTimeZone, parseBound, rangeIsEmpty, type TimeBound } from './stats/time.js'
 import { colorEnabled, makeStyle, type Style } from './style.js'
-import { durationText, num, oneLine, usdText } from './summary.js'
+import { durationText, num, oneLine, shortNumber, usdText } from './summary.js'
 
 /** Help text of `stats`. @since 0.1.0 */
 export const statsHelp = (): string => `Usage: run-outcome stats [PATH|-]... [options]
@@ -39,6 +41,11 @@ With no path it reads the usual places: ~/.claude/projects, ~/.config/claude/pro
 the projects folder of each directory in CLAUDE_CONFIG_DIR (comma-separated),
 $CODEX_HOME/sessions and $CODEX_HOME/archived_sessions (CODEX_HOME: ~/.codex), and the
 chats folders under ~/.gemini/tmp.
+A line over the line cap (${LINE_CAP_TEXT}) is skipped with a
+note naming its line and size, never parsed: memory stays bounded by the cap.
+A file whose records hold no run (empty, or only metadata such as a Claude Code summary)
+is counted as "with no run", not as an unfinished run ('replay' of that file alone
+prints one unfinished run, as for any input without a run).
 
 Cost: a cost the log reports is used as is. Every other model request is priced on its
 own from the prices bundled with ${PRICE_PACKAGE} ${PRICE_DATA_VERSION} (offline, today's
@@ -49,8 +56,9 @@ row have no known cost and are not in it).
 
 Options:
   --by KEY         group by ending (default), format, model, day, week, month,
-                   session (one log file) or project (the Claude Code project folder,
-                   the Codex or Gemini working directory)
+                   session (one log file) or project (the working directory a
+                   Claude Code or Codex session names, so a repository is one row for
+                   both; else the Claude Code project folder; the Gemini project)
   --breakdown      a row per model inside each group
   --since WHEN     only runs that started at or after WHEN, and
   --until WHEN     at or before WHEN: a date (2025-09-24 or 20250924; the whole day),
@@ -94,7 +102,7 @@ type Order = (typeof ORDERS)[number]
 
 interface Input {
   readonly label: string
-  readonly files: ReadonlyArray<string>
+  readonly files: ReadonlyArray<UnitFile>
 }
 
 /** The width output must fit: the terminal's, else `COLUMNS`, else none. */
@@ -128,13 +136,7 @@ const costCell = (g: GroupTotals): string => {
   return `${g.runsWithEstimatedCost > 0 ? '~' : ''}${usdText(g.costUsd)}${g.runsWithoutCost > 0 ? '+' : ''}`
 }
 
-/** `18.5M`, `651k`, `9,303`: a token count in at most 6 columns. */
-const short = (n: number): string => {
-  if (n < 10_000) return num(n)
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`
-  if (n < 1_000_000_000) return `${(n / 1e6).toFixed(n < 10_000_000 ? 2 : 1)}M`
-  return `${(n / 1e9).toFixed(1)}B`
-}
+const short = shortNumber
 
 /** A model name without its date stamp (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`), for narrow tables. */
 const shortModel = (m: string): string => m.replace(/-20\d{6}$/, '')
@@ -194,12 +196,16 @@ const groupTable = (by: GroupBy, rows: ReadonlyArray<Row>, total: GroupTotals, s
     }
     const n = layout === 'narrow' ? num : short
     const ok = layout !== 'minimal'
-    const cols: Array<Column> = [key, { head: 'runs', align: 'right' }]
+    const cols: Array<Column> = [key]
+    // the session view keeps its last-activity date at any width (what `--order` sorts on; ccusage shows it too)
+    if (by === 'session') cols.push({ head: 'last', align: 'left' })
+    cols.push({ head: 'runs', align: 'right' })
     if (ok) cols.push({ head: 'ok', align: 'right' })
     cols.push({ head: 'input', align: 'right' }, { head: 'cache', align: 'right' }, { head: 'output', align: 'right' }, { head: 'cost', align: 'right' })
     const cells = all.map(
       (r): Array<Cell> => [
         r.keyShort,
+        ...(by === 'session' ? [r.lastActivity.slice(0, 10)] : []),
         num(r.g.runs),
         ...(ok ? [r.model || r.g.runs === 0 ? '' : `${Math.round((r.g.successes / r.g.runs) * 100)}%`] : []),
         n(r.g.inputTokens),
@@ -257,7 +263,7 @@ const topTable = (title: string, refs: ReadonlyArray<RunRef>, style: Style, home
   return `${out}\n`
 }
 
-const skipWhy = (why: SkipReason | 'unreadable-folder'): string =>
+const skipWhy = (why: SkipReason | ListingSkip): string =>
   why === 'undetected'
     ? 'format not recognised'
     : why === 'too-large'
@@ -267,8 +273,12 @@ const skipWhy = (why: SkipReason | 'unreadable-folder'): string =>
         : why === 'crashed'
           ? 'the reader crashed on it'
           : why === 'unreadable-folder'
-            ? 'cannot read the directory'
-            : 'not readable'
+            ? SKIPPED.unreadableFolder
+            : why === 'broken-link'
+              ? SKIPPED.brokenLink
+              : why === 'folder-again'
+                ? SKIPPED.folderAgain
+                : 'not readable'
 
 /** Runs `stats`; returns the exit status. Never throws. @since 0.1.0 */
 export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
@@ -332,6 +342,10 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   if (since === null) return EXIT.usage
   const until = bound('until', v.until)
   if (until === null) return EXIT.usage
+  if (since !== undefined && until !== undefined && rangeIsEmpty(since, until, timeZone))
+    return usage(
+      `--since ${forTerminal(since.text.slice(0, 40))} is after --until ${forTerminal(until.text.slice(0, 40))} (${timeZone}): no run can be in that range`,
+    )
   const estimate = await estimateSettings('stats', v.prices, v.estimate, io)
   if (estimate === undefined) return EXIT.usage
 
@@ -354,9 +368,24 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   const inputs: Array<Input> = []
   const named = new Set<string>()
   let readStdin = false
-  const folderSkip = (p: string): void => {
-    agg.addSkipped(p, 'unreadable-folder')
+  // what the folder listing met, under its own reason (a broken link is not an unreadable folder)
+  const folderSkip = (p: string, why: string): void => {
+    agg.addSkipped(
+      p,
+      why === SKIPPED.brokenLink
+        ? 'broken-link'
+        : why === SKIPPED.folderAgain
+          ? 'folder-again'
+          : why === SKIPPED.unreadableFile || why === SKIPPED.notUtf8
+            ? 'unreadable'
+            : 'unreadable-folder',
+    )
   }
+  // files (`dev:ino`) listed so far: one reached again through another input (`d ./d`, a folder and its parent,
+  // a second link) is read once; a name that is not valid UTF-8 is read by its bytes
+  const seenFiles = new Set<string>()
+  const list = async (dir: string): Promise<Array<UnitFile>> =>
+    (await listLogPaths(dir, folderSkip, { seen: seenFiles })).map((f) => (typeof f.path === 'string' ? f.path : { path: f.path, label: f.label }))
   if (parsed.positionals.length === 0) {
     const homes = await findLogHomes(io.env)
     const found = homes.filter((h) => h.folders.length > 0)
@@ -368,22 +397,29 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     }
     const lines: Array<string> = []
     for (const h of found) {
-      const files: Array<string> = []
-      for (const f of h.folders) files.push(...(await listLogFiles(f, folderSkip)))
+      const files: Array<UnitFile> = []
+      for (const f of h.folders) files.push(...(await list(f)))
       inputs.push({ label: h.path, files })
       lines.push(placeLine(h, files.length, home))
     }
     io.stderr.write(`run-outcome stats: no path given; reading the usual places:\n${lines.join('')}`)
   } else {
     let missing = false
-    const kinds: Array<'dir' | 'file' | 'stdin'> = []
+    const kinds: Array<'dir' | 'file' | 'stdin' | 'again'> = []
     for (const p of parsed.positionals) {
       if (p === '-') {
         kinds.push('stdin')
         continue
       }
       try {
-        kinds.push((await stat(p)).isDirectory() ? 'dir' : 'file')
+        const st = await stat(p)
+        const id = `${st.dev}:${st.ino}`
+        if (st.isDirectory()) kinds.push('dir')
+        else if (seenFiles.has(id)) kinds.push('again')
+        else {
+          seenFiles.add(id)
+          kinds.push('file')
+        }
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code
         io.stderr.write(
@@ -402,7 +438,8 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       const p = parsed.positionals[i] as string
       const kind = kinds[i]
       if (kind === 'stdin') readStdin = true
-      else if (kind === 'dir') inputs.push({ label: p, files: await listLogFiles(p, folderSkip) })
+      else if (kind === 'dir') inputs.push({ label: p, files: await list(p) })
+      else if (kind === 'again') continue
       else {
         inputs.push({ label: p, files: [p] })
         named.add(p)
@@ -467,7 +504,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
 
   // 3. Report.
   if (v.json) {
-    io.stdout.write(`${JSON.stringify({ ...agg.toJSON(order), order, priceData: priceDataOf(estimate) })}\n`)
+    io.stdout.write(`${escapeC1(JSON.stringify({ ...agg.toJSON(order), order, priceData: priceDataOf(estimate) }))}\n`)
   } else {
     const style = makeStyle(colorEnabled(io.stdout, io.env))
     const width = widthOf(io.stdout, io.env)
@@ -566,7 +603,7 @@ const groupRow = (agg: StatsAggregate, by: GroupBy, key: string, g: GroupTotals,
     const name = basename(key).replace(/\.(jsonl|ndjson|json|log|txt)(\.gz)?$/i, '')
     text = `${project === null ? '' : `${forTerminal(projectName(project, home))}/`}${forTerminal(name)}`
     shortText = `${project === null ? '' : `${forTerminal(shortProject(project, home))}/`}${forTerminal(shortSession(name))}`
-    if (g.lastActivity !== null) lastActivity = localTime(Date.parse(g.lastActivity), timeZone).slice(0, 16).replace('T', ' ')
+    if (g.lastActivity !== null) lastActivity = localTime(msFromIso(g.lastActivity), timeZone).slice(0, 16).replace('T', ' ')
   } else if (by === 'project') {
     text = forTerminal(projectName(key, home))
     shortText = forTerminal(shortProject(key, home))
@@ -579,6 +616,7 @@ const headline = (agg: StatsAggregate, estimate: EstimateSettings, style: Style,
   const t = agg.total
   const notes = [
     ...(agg.skippedCount > 0 ? [`${num(agg.skippedCount)} skipped`] : []),
+    ...(agg.filesWithoutRuns > 0 ? [`${num(agg.filesWithoutRuns)} with no run`] : []),
     ...(agg.protocolErrors.length > 0 ? [`${agg.protocolErrors.length} stopped at a protocol error`] : []),
   ]
   const first: Array<string> = [
@@ -634,7 +672,8 @@ const headline = (agg: StatsAggregate, estimate: EstimateSettings, style: Style,
         ),
       ),
     )
-  } else if (agg.by === 'day' || agg.by === 'week' || agg.by === 'month') lines.push(style.dim(`days in ${timeZone}`))
+  } else if (agg.by === 'day' || agg.by === 'week' || agg.by === 'month')
+    lines.push(style.dim(`${agg.by === 'day' ? 'days' : agg.by === 'week' ? 'weeks' : 'months'} in ${timeZone}`))
   if (t.runsWithEstimatedCost > 0) {
     lines.push(
       style.dim(

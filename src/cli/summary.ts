@@ -12,6 +12,14 @@ import { makeStyle, type Style } from './style.js'
 /** Thousands-separated integer. @since 0.1.0 */
 export const num = (x: number): string => Math.round(x).toLocaleString('en-US')
 
+/** `18.5M`, `651k`, `9,303`: a token count in at most 6 columns (stats' narrow tables, watch's narrow status line). */
+export const shortNumber = (n: number): string => {
+  if (n < 10_000) return num(n)
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`
+  if (n < 1_000_000_000) return `${(n / 1e6).toFixed(n < 10_000_000 ? 2 : 1)}M`
+  return `${(n / 1e9).toFixed(1)}B`
+}
+
 /** Collapses whitespace (and control characters) and cuts a text to `max` characters. @since 0.1.0 */
 export const oneLine = (s: string, max: number): string => {
   // whitespace runs collapse; every other control is shown as an escape (cli/sanitize.ts)

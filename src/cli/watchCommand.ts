@@ -13,10 +13,12 @@ import { QUIET_MS, type LineReader } from '../formats/types.js'
 import { ReplayError, replayStream } from '../node/replay.js'
 import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
 import { LINE_CAP_TEXT } from '../io/lines.js'
+import { estimatorOf, PRICE_PACKAGE, priceDataOf } from '../prices/genaiPrices.js'
+import { estimateSettings } from './estimates.js'
 import { EXIT, safeJson, worst, type CliIO } from './io.js'
 import { forTerminal } from './sanitize.js'
 import { colorEnabled, makeStyle } from './style.js'
-import { durationText, formatRun, num, oneLine } from './summary.js'
+import { durationText, formatRun, num, oneLine, shortNumber } from './summary.js'
 
 /** `--poll` range, ms: often enough to feel live, rarely enough not to busy-poll. @since 0.2.0 */
 export const POLL_RANGE = { min: 10, max: 60_000 } as const
@@ -29,6 +31,10 @@ Reads standard input by default (a pipe), or follows a growing FILE like 'tail -
 pipe, /dev/stdin or <(command) is read as a stream, to its end.
 While it waits, a one-line status (turns, tool calls, tokens, cost, elapsed time, current
 activity) is shown on stderr when stderr is a terminal, and erased when watch ends.
+
+Cost: a cost the log reports is shown as is; every other model request is priced from
+the prices bundled with ${PRICE_PACKAGE} (offline), as replay and stats do, and
+marked ~ (estimated) in the status line and the result; --json adds cost.priceData.
 
 Ctrl-C (or SIGTERM, SIGHUP) stops reading and prints the run still open as the records so far
 show it, as replay would print the same records: unfinished when they hold no ending, or, for
@@ -51,6 +57,10 @@ Options:
   --accept KIND    also count this ending kind as success for the exit status (repeatable)
   --poll MS        how often to check a followed file for new data (default 250,
                    ${POLL_RANGE.min} to ${POLL_RANGE.max.toLocaleString('en-US')})
+  --prices FILE    a JSON price table (USD per million tokens: input, output,
+                   cachedInput, cacheWrite per model) over the bundled prices of
+                   ${PRICE_PACKAGE} (see stats --help)
+  --no-estimate    no estimates, only the costs the logs report
   -h, --help       show this help
 
 Exit status: as replay (0 every run answered or accepted, 1 otherwise, 2 usage/input error,
@@ -234,7 +244,17 @@ const readFailure = (e: unknown): string => {
 
 /** Runs `watch`; returns the exit status. Never throws. @since 0.1.0 */
 export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
-  const parsed = parseCommand('watch', argv, { ...commonOptions, poll: { type: 'string' as const, default: '250' } }, io)
+  const parsed = parseCommand(
+    'watch',
+    argv,
+    {
+      ...commonOptions,
+      poll: { type: 'string' as const, default: '250' },
+      prices: { type: 'string' as const },
+      estimate: { type: 'boolean' as const },
+    },
+    io,
+  )
   if (parsed === undefined) return EXIT.usage
   const v = parsed.values
   if (v.help) {
@@ -254,6 +274,10 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     io.stderr.write(`run-outcome watch: --poll takes milliseconds, from ${POLL_RANGE.min} to ${POLL_RANGE.max}\n`)
     return EXIT.usage
   }
+  const settings = await estimateSettings('watch', v.prices, v.estimate, io)
+  if (settings === undefined) return EXIT.usage
+  const estimate = estimatorOf(settings)
+  const priceData = priceDataOf(settings)
   const input = parsed.positionals[0] ?? '-'
   if (input === '-' && io.stdin.isTTY === true) {
     io.stderr.write(
@@ -303,7 +327,9 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     count++
     code = worst(code, isSuccess(r.ending, { accept }) ? EXIT.ok : EXIT.notSuccess)
     clearStatus()
-    io.stdout.write(v.json ? `${safeJson(r as unknown as Record<string, unknown>)}\n` : formatRun(r, `run ${count}`, style))
+    // an estimated cost says what it was estimated with, as replay --json does
+    const shown = r.cost.estimated === true && priceData !== null ? { ...r, cost: { ...r.cost, priceData } } : r
+    io.stdout.write(v.json ? `${safeJson(shown as unknown as Record<string, unknown>)}\n` : formatRun(r, `run ${count}`, style))
     if (outputGone()) onStop()
   }
   let frame = 0
@@ -328,7 +354,13 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       const activity = snap.ending.kind === 'unfinished' && snap.ending.lastEventType !== undefined ? ` · last: ${oneLine(snap.ending.lastEventType, 30)}` : ''
       const plural = (n: number, word: string): string => `${num(n)} ${word}${n === 1 ? '' : 's'}`
       const cost = snap.cost.totalUsd === null ? 'cost so far unknown' : `${snap.cost.estimated === true ? '~' : ''}$${snap.cost.totalUsd.toFixed(4)}`
-      text = `${spin} run ${count + 1} · ${plural(snap.turns, 'turn')} · ${plural(snap.toolCalls, 'tool call')} · ${inTokens(u)} / ${num(u.outputTokens)} out tokens · ${cost} · ${elapsed}${activity}`
+      const full = `${spin} run ${count + 1} · ${plural(snap.turns, 'turn')} · ${plural(snap.toolCalls, 'tool call')} · ${inTokens(u)} / ${num(u.outputTokens)} out tokens · ${cost} · ${elapsed}${activity}`
+      // narrower terminals: the same figures shorter, then only what matters most (cost and time stay visible)
+      const shortCost = snap.cost.totalUsd === null ? 'cost ?' : cost
+      const tokens = `${shortNumber(u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens)} in / ${shortNumber(u.outputTokens)} out`
+      const compact = `${spin} run ${count + 1} · ${num(snap.turns)}t ${num(snap.toolCalls)} tools · ${tokens} · ${shortCost} · ${elapsed}`
+      const width = (io.stderr.columns ?? 100) - 1
+      text = [full, `${compact}${activity}`, compact, `${spin} run ${count + 1} · ${shortCost} · ${elapsed}`].find((t) => t.length <= width) ?? full
     }
     const width = (io.stderr.columns ?? 100) - 1
     io.stderr.write(`\r\x1b[K${errStyle.dim(text.length > width ? `${text.slice(0, width - 1)}…` : text)}`)
@@ -374,6 +406,7 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       format,
       file: kind === 'stdin' ? null : input,
       live: true,
+      ...(estimate !== undefined ? { estimate } : {}),
       // a followed file arrives at poll ticks: a pause must outlast the poll interval to be one
       quietMs: kind === 'file' ? QUIET_MS + 2 * pollMs : QUIET_MS,
       note: (line, message) => noteLine(`${line !== undefined ? `line ${line}: ` : ''}${message}`),

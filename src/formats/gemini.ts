@@ -86,10 +86,13 @@
  * without any has an unknown cost, `missing` 0). `turns` counts gemini
  * messages, `toolCalls` their tool calls; times come from message timestamps.
  *
- * Runs of a session are emitted at the end of the input (a later `$rewindTo` can still remove them).
+ * Runs of a session are emitted at the end of the input (a later `$rewindTo` can still remove them), except
+ * past 10,000 held messages or 16 Mi characters of earlier answers, where the oldest runs are emitted early
+ * (`MAX_SESSION_ENTRIES`, `MAX_SESSION_TEXT`: memory stays flat; a `$rewindTo` into such a run drops only the
+ * runs still held, with a diagnostic).
  *
  * Memory: the stream translator keeps a few flags per run and the last assistant message's text (flat in the
- * records). The session translator keeps one small entry per message (kind, time, line, token counts, tool-call
+ * records). The session translator keeps one small entry per held message (kind, time, line, token counts, tool-call
  * state; no bodies, and answer texts only for the last run plus each earlier run's final answer), because a
  * rewritten id or a `$rewindTo` can reach back to any earlier message; gemini-cli's own loader holds the whole
  * conversation.
@@ -133,6 +136,7 @@ import {
   sessionNoise,
   sessionNotObject,
   sessionRecord,
+  sessionRelease,
   SessionStateCodec,
   type SessionState,
 } from './gemini/session.js'
@@ -222,8 +226,10 @@ export const geminiTranslator: Translator<GeminiState> = {
         if (isSessionRecord(v)) toSession(s)
         else s.mode = 'stream'
       }
-      if (s.session !== null) sessionRecord(s.session, v, line)
-      else if (s.stream !== null) streamRecord(s.stream, v, emit)
+      if (s.session !== null) {
+        sessionRecord(s.session, v, line)
+        sessionRelease(s.session, emit)
+      } else if (s.stream !== null) streamRecord(s.stream, v, emit)
     } catch {
       // a live object whose getter throws (or a proxy): what was read before stands
       if (s.session !== null) sessionDiagnostic(s.session, line, UNREADABLE)
@@ -236,11 +242,13 @@ export const geminiTranslator: Translator<GeminiState> = {
     else if (s.stream !== null) streamNoise(s.stream, text, unterminated, emit)
     return undefined
   },
-  document(s, doc, _emit) {
+  document(s, doc, emit) {
     const session = toSession(s)
     try {
-      if (isObject(doc) && (typeof doc['sessionId'] === 'string' || Array.isArray(doc['messages']))) sessionDocument(session, doc, undefined)
-      else sessionDiagnostic(session, undefined, 'the document is not a Gemini CLI session record (an object with sessionId and messages)')
+      if (isObject(doc) && (typeof doc['sessionId'] === 'string' || Array.isArray(doc['messages']))) {
+        sessionDocument(session, doc, undefined)
+        sessionRelease(session, emit)
+      } else sessionDiagnostic(session, undefined, 'the document is not a Gemini CLI session record (an object with sessionId and messages)')
     } catch {
       sessionDiagnostic(session, undefined, UNREADABLE)
     }

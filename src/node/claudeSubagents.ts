@@ -12,6 +12,7 @@ import { basename, dirname, join } from 'node:path'
 import { createGunzip } from 'node:zlib'
 import type { CostEstimator } from '../core/fold.js'
 import { MAX_DIAGNOSTICS, type ChildResult, type Cost, type Diagnostic, type ModelUsage, type RunResult, type Usage } from '../core/RunResult.js'
+import { msFromIso } from '../core/time.js'
 import { createClaudeCodeReader } from '../formats/claudeCode.js'
 import { LineSplitter } from '../io/lines.js'
 
@@ -66,7 +67,7 @@ const agentIdOf = (file: string): string =>
 
 const ms = (iso: string | null): number | null => {
   if (iso === null) return null
-  const t = Date.parse(iso)
+  const t = msFromIso(iso)
   return Number.isFinite(t) ? t : null
 }
 

@@ -14,7 +14,7 @@ import { basename, dirname, join, relative, isAbsolute, sep } from 'node:path'
 
 const LOG_EXTENSIONS = ['.jsonl', '.ndjson', '.json', '.log', '.txt']
 
-/** `true` for a file name replay reads from a directory: `.jsonl`, `.ndjson`, `.json`, `.log`, `.txt`, and their `.gz`. @since 0.1.0 */
+/** `true` for a file name replay reads from a directory: `.jsonl`, `.ndjson`, `.json`, `.log`, `.txt`, and their `.gz`. @since 0.1.0 @category Replay */
 export const isLogFileName = (name: string): boolean => {
   const n = name.toLowerCase().endsWith('.gz') ? name.toLowerCase().slice(0, -3) : name.toLowerCase()
   return LOG_EXTENSIONS.some((e) => n.endsWith(e))
@@ -55,9 +55,24 @@ export const isClaudeSubagentFile = async (path: string, root?: string): Promise
 export interface LogPath {
   /** A string, or a `Buffer` when the name is not valid UTF-8 (open it as it is). */
   readonly path: string | Buffer
-  /** The path as text: the same string, or the `Buffer` decoded (invalid bytes as U+FFFD). Not for opening. */
+  /**
+   * The path as text: the same string, or the `Buffer` decoded with each byte that is not part of valid UTF-8
+   * written `\xNN` (so two names that differ only there keep different labels). Not for opening.
+   */
   readonly label: string
 }
+
+/** Why a path is reported to `onSkip` by {@link listLogPaths} / {@link listLogFiles} (the words of the note). @since 0.2.0 */
+export const SKIPPED = {
+  unreadableFolder: 'cannot read the directory',
+  folderAgain: 'the same folder as one already read (a symbolic link loop or a second link to it)',
+  brokenLink: 'a symbolic link to nothing readable',
+  unreadableFile: 'cannot read the file',
+  notUtf8: 'its name is not valid UTF-8 (not read)',
+} as const
+
+/** Why a file reached a second time (through `d` and `./d`, a folder and its parent, a second link) is not read again. @since 0.2.0 */
+export const ALREADY_READ = 'already read (the same file through another path)'
 
 /** Options of {@link listLogPaths}. @since 0.2.0 */
 export interface ListOptions {
@@ -74,6 +89,28 @@ export interface ListOptions {
 const utf8 = (b: Buffer): string | undefined => {
   const s = b.toString('utf8')
   return Buffer.from(s).equals(b) ? s : undefined
+}
+
+const strict = new TextDecoder('utf-8', { fatal: true })
+
+/** A name's bytes as text: valid UTF-8 decoded, every other byte written `\xNN`. */
+const labelOf = (b: Buffer): string => {
+  let out = ''
+  let i = 0
+  next: while (i < b.length) {
+    for (let n = 1; n <= 4 && i + n <= b.length; n++) {
+      try {
+        out += strict.decode(b.subarray(i, i + n))
+        i += n
+        continue next
+      } catch {
+        // not (yet) a whole character
+      }
+    }
+    out += `\\x${(b[i] as number).toString(16).padStart(2, '0')}`
+    i++
+  }
+  return out
 }
 
 /** `d/name`: a string (as `path.join` writes it) while both parts are valid UTF-8, else a `Buffer`. */
@@ -101,11 +138,11 @@ export const listLogPaths = async (dir: string, onSkip: (path: string, why: stri
       const st = await stat(d)
       id = `${st.dev}:${st.ino}`
     } catch {
-      onSkip(label, 'cannot read the directory')
+      onSkip(label, SKIPPED.unreadableFolder)
       return
     }
     if (seenDirs.has(id)) {
-      onSkip(label, 'the same folder as one already read (a symbolic link loop or a second link to it)')
+      onSkip(label, SKIPPED.folderAgain)
       return
     }
     seenDirs.add(id)
@@ -113,7 +150,7 @@ export const listLogPaths = async (dir: string, onSkip: (path: string, why: stri
     try {
       entries = await readdir(d, { withFileTypes: true, encoding: 'buffer' })
     } catch {
-      onSkip(label, 'cannot read the directory')
+      onSkip(label, SKIPPED.unreadableFolder)
       return
     }
     entries.sort((a, b) => Buffer.compare(a.name, b.name))
@@ -121,7 +158,7 @@ export const listLogPaths = async (dir: string, onSkip: (path: string, why: stri
       const p = child(d, e.name)
       const name = e.name.toString('utf8')
       const text = typeof p === 'string' ? p : undefined
-      const pLabel = text ?? p.toString('utf8')
+      const pLabel = typeof p === 'string' ? p : labelOf(p)
       let isDir = e.isDirectory()
       let isFile = e.isFile()
       if (e.isSymbolicLink()) {
@@ -130,7 +167,7 @@ export const listLogPaths = async (dir: string, onSkip: (path: string, why: stri
           isDir = st.isDirectory()
           isFile = st.isFile()
         } catch {
-          onSkip(pLabel, 'a symbolic link to nothing readable')
+          onSkip(pLabel, SKIPPED.brokenLink)
           continue
         }
       }
@@ -148,7 +185,7 @@ export const listLogPaths = async (dir: string, onSkip: (path: string, why: stri
           }
           seenFiles.add(fid)
         } catch {
-          onSkip(pLabel, 'cannot read the file')
+          onSkip(pLabel, SKIPPED.unreadableFile)
           continue
         }
         out.push({ path: text ?? p, label: pLabel })
@@ -164,12 +201,13 @@ export const listLogPaths = async (dir: string, onSkip: (path: string, why: stri
  * UTF-8 cannot be opened by a string path, so it is reported to `onSkip` (read it with `listLogPaths`), never
  * dropped silently. Unreadable directories are reported to `onSkip`. Never rejects.
  * @since 0.1.0
+ * @category Replay
  */
 export const listLogFiles = async (dir: string, onSkip: (path: string, why: string) => void = () => {}, options: ListOptions = {}): Promise<Array<string>> => {
   const out: Array<string> = []
   for (const f of await listLogPaths(dir, onSkip, options)) {
     if (typeof f.path === 'string') out.push(f.path)
-    else onSkip(f.label, 'its name is not valid UTF-8 (not read)')
+    else onSkip(f.label, SKIPPED.notUtf8)
   }
   return out
 }

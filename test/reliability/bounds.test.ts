@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { MAX_CHILD_IDS, MAX_SEQ_SESSIONS, NativeFolder, SEQ_WINDOW } from '../../src/core/fold.js'
+import { encodeFoldState } from '../../src/core/FoldStateCodec.js'
 import { Pipeline } from '../../src/core/pipeline.js'
 import type { RunResult } from '../../src/core/RunResult.js'
 import type { Translator } from '../../src/core/translator.js'
@@ -16,9 +17,10 @@ import { acpTranslator } from '../../src/formats/acp.js'
 import { claudeCodeTranslator } from '../../src/formats/claudeCode.js'
 import { codexTranslator } from '../../src/formats/codex.js'
 import { geminiTranslator } from '../../src/formats/gemini.js'
+import { MAX_SESSION_ENTRIES } from '../../src/formats/gemini/session.js'
 import { attachSubagents } from '../../src/node/claudeSubagents.js'
 import { figure } from './support/runs.js'
-import { growth } from './support/work.js'
+import { countWork, growth } from './support/work.js'
 
 const BOUND = 12
 
@@ -100,16 +102,39 @@ describe('the native fold', () => {
 })
 
 describe('vendor readers', () => {
-  // KNOWN, reported (issue 14): past MAX_PENDING_REQUESTS, `track` (src/formats/acp/envelope.ts) scans every
-  // pending request on every new one when all of them belong to runs (× 175 for 10× the input). Flip to `it`
-  // once the ACP translator drops or indexes them without a scan.
-  it.fails('ACP: unanswered session/prompt requests past the 10,000 pending cap cost the same per request', async () => {
+  // Past MAX_PENDING_REQUESTS, `track` (src/formats/acp/envelope.ts) drops the requests no response can still use
+  // and, when the ones still needed keep it above half the cap, waits for the count to double before scanning
+  // again (it used to rescan every pending request per new one when all belonged to runs: × 175).
+  it('ACP: unanswered session/prompt requests past the 10,000 pending cap cost the same per request', async () => {
     // 1,100 → 11,000 requests: the larger input has 1,000 requests past MAX_PENDING_REQUESTS (10,000)
     const prompt = (i: number): string =>
       JSON.stringify({ jsonrpc: '2.0', id: i, method: 'session/prompt', params: { sessionId: 's', prompt: [{ type: 'text', text: 'hi' }] } })
-    const g = await growth(1_100, (n) => feed(acpTranslator, times(n, prompt)))
-    report('ACP, N unanswered session/prompt requests', g)
+    let last: { runs: Array<RunResult>; stateChars: number } | undefined
+    const g = await growth(1_100, (n) => {
+      last = feed(acpTranslator, times(n, prompt))
+    })
+    report('ACP, N unanswered session/prompt requests', g, `; state ${last?.stateChars.toLocaleString('en-US')} characters`)
     expect(g.ratio).toBeLessThanOrEqual(BOUND)
+    // each prompt abandons the one before: 11,000 runs, all unfinished; the pending requests were cut to the cap
+    expect(last?.runs).toHaveLength(11_000)
+    expect(last?.runs.every((r) => r.ending.kind === 'unfinished')).toBe(true)
+    expect(last?.stateChars).toBeLessThan(1_000_000)
+    expect(last?.runs[10_000]?.diagnostics.map((d) => d.message)).toContain('over 10000 requests without a response; dropped the oldest ones')
+  })
+
+  it('ACP: 10× as many sessions each with an open prompt (every pending request still needed) is ≤ 12× the work', async () => {
+    const prompt = (i: number): string =>
+      JSON.stringify({ jsonrpc: '2.0', id: i, method: 'session/prompt', params: { sessionId: `s${i}`, prompt: [{ type: 'text', text: 'hi' }] } })
+    const answer = (i: number): string => JSON.stringify({ jsonrpc: '2.0', id: i, result: { stopReason: 'end_turn' } })
+    let runs: Array<RunResult> = []
+    const g = await growth(1_500, (n) => {
+      runs = feed(acpTranslator, [...times(n, prompt), ...times(n, answer)]).runs
+    })
+    report('ACP, N sessions with an open prompt each, answered at the end', g)
+    expect(g.ratio).toBeLessThanOrEqual(BOUND)
+    // every request was still needed: none was dropped, each answer closed its run
+    expect(runs).toHaveLength(15_000)
+    expect(runs.filter((r) => r.ending.kind === 'answered')).toHaveLength(15_000)
   })
 
   it('Claude Code transcript: unanswered AskUserQuestion / ExitPlanMode calls are not scanned per block and per tool_result', async () => {
@@ -198,7 +223,9 @@ describe('vendor readers', () => {
       }
       for (let i = n - 1; i >= n / 2; i--) yield JSON.stringify({ $rewindTo: `u${i}` })
     }
-    const g = await growth(1_000, (n) => feed(geminiTranslator, lines(n)))
+    // 400 → 4,000 prompts (8,000 entries): under MAX_SESSION_ENTRIES, so every rewind reaches a run still held
+    // and both sizes mean the same (past the cap, rewinds reaching half the session back drop the held runs instead)
+    const g = await growth(400, (n) => feed(geminiTranslator, lines(n)))
     report('Gemini .jsonl, N prompts with rewinds', g)
     expect(g.ratio).toBeLessThanOrEqual(BOUND)
   })
@@ -223,10 +250,9 @@ describe('vendor readers', () => {
     expect(g.ratio).toBeLessThanOrEqual(BOUND)
   })
 
-  // KNOWN, reported (issue 14): the Gemini session translator keeps one entry per message of the whole session
-  // until the input ends (src/formats/gemini/session.ts: a $rewindTo may reach back anywhere), so its state grows
-  // with the session. Flip to `it` once entries are capped or earlier runs summarised.
-  it.fails('Gemini .jsonl: what the reader keeps per message is bounded (a long session does not grow the state without limit)', async () => {
+  // The Gemini session translator holds runs until the input ends (a $rewindTo may reach back anywhere) only up to
+  // MAX_SESSION_ENTRIES messages: past it the oldest runs are emitted early (src/formats/gemini/session.ts).
+  it('Gemini .jsonl: what the reader keeps per message is bounded (a long session does not grow the state without limit)', async () => {
     const lines = function* (n: number): Generator<string> {
       yield geminiHead
       for (let i = 0; i < n; i++) {
@@ -238,7 +264,30 @@ describe('vendor readers', () => {
     const g = await growth(2_000, (n) => sizes.push(feed(geminiTranslator, lines(n)).stateChars))
     report('Gemini .jsonl, N prompts', g, `; state ${sizes.at(-2)?.toLocaleString('en-US')} → ${sizes.at(-1)?.toLocaleString('en-US')} characters`)
     expect(g.ratio).toBeLessThanOrEqual(BOUND)
-    expect(sizes.at(-1) as number).toBeLessThanOrEqual((sizes.at(-2) as number) * 1.2)
+    // 2,000 prompts are 4,000 entries (under the cap); 20,000 prompts hold at most MAX_SESSION_ENTRIES of their 40,000
+    const perEntry = (sizes.at(-2) as number) / 4_000
+    expect(sizes.at(-1) as number).toBeLessThanOrEqual(perEntry * MAX_SESSION_ENTRIES * 1.1)
+    expect(sizes.at(-1) as number).toBeLessThan((sizes.at(-2) as number) * 3)
+  })
+
+  it('Gemini .jsonl: runs emitted early stand; a $rewindTo reaching into them drops the runs still held, with a note', () => {
+    const n = MAX_SESSION_ENTRIES // 2 entries per prompt: the first half of the runs is emitted early
+    const lines = [geminiHead, ...Array.from(times(n, (i) => [gUser(i), gModel(i)])).flat()]
+    const whole = feed(geminiTranslator, lines).runs
+    expect(whole).toHaveLength(n)
+    expect(whole.every((r) => r.ending.kind === 'answered' && r.usage.inputTokens === 10 && r.sessionId === 's')).toBe(true)
+    // rewinding to the last prompt drops only the last run, as before the bound
+    const last = feed(geminiTranslator, [...lines, JSON.stringify({ $rewindTo: `u${n - 1}` })]).runs
+    expect(last).toHaveLength(n - 1)
+    expect(last.at(-1)?.diagnostics).toEqual([])
+    // rewinding to the first prompt (emitted long ago): the emitted runs stand, the held ones are dropped
+    const first = feed(geminiTranslator, [...lines, JSON.stringify({ $rewindTo: 'u0' })]).runs
+    const emitted = first.length
+    expect(emitted).toBeGreaterThanOrEqual(n / 4)
+    expect(emitted).toBeLessThan(n)
+    expect(first.at(-1)?.diagnostics.map((d) => d.message)).toEqual([
+      `a $rewindTo names a message that is not among the runs still held (the ${emitted} earliest runs were already emitted, past ${MAX_SESSION_ENTRIES} messages held); every run still held was dropped`,
+    ])
   })
 })
 
@@ -310,5 +359,59 @@ describe('Claude Code subagent files', () => {
     expect(Object.keys(last[0]?.usage.byModel ?? {})).toHaveLength(2_000)
     expect(last[0]?.usage.outputTokens).toBe(2_000)
     expect(g.ratio).toBeLessThanOrEqual(BOUND)
+  })
+})
+
+describe('encodeFoldState on a state built by hand', () => {
+  it('a cycle reached twice over at every level (a.x = a; a.y = a) fails at once, not after 2^512 steps of the 512-level cut', async () => {
+    const f = new NativeFolder()
+    f.push({ type: 'turn/start', sessionId: 's', data: { turn: 1 } })
+    const a: Record<string, unknown> = {}
+    a['x'] = a
+    a['y'] = a
+    const state = { ...f.state, extra: a }
+    let thrown: unknown
+    const work = await countWork(() => {
+      try {
+        encodeFoldState(state as never)
+      } catch (e) {
+        thrown = e
+      }
+    })
+    figure(`bounds: encodeFoldState on a doubly cyclic state: work ${work.toLocaleString('en-US')}`)
+    expect(thrown).toStrictEqual(new TypeError('the value refers to itself (a cycle): it has no JSON text'))
+    expect(work).toBeLessThan(10_000)
+  })
+})
+
+describe('ACP: many sessions', () => {
+  // implicitTurn (src/formats/acp/translate.ts) asked "was any session prompted?" by scanning every session, on
+  // each response whose request is not in the log: × 59 for 10× the input. The answer is now kept in the state.
+  it('N sessions, each with a response whose request is not in the log: ≤ 12× the work for 10× the sessions', async () => {
+    const lines = function* (n: number): Generator<string> {
+      for (let i = 0; i < n; i++) {
+        yield JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'session/update',
+          params: { sessionId: `s${i}`, update: { sessionUpdate: 'current_mode_update', currentModeId: 'x' } },
+        })
+        yield JSON.stringify({ jsonrpc: '2.0', id: i, result: { stopReason: 'end_turn' } })
+      }
+    }
+    let runs: Array<RunResult> = []
+    const sizes: Array<number> = []
+    const g = await growth(500, (n) => {
+      const r = feed(acpTranslator, lines(n))
+      runs = r.runs
+      sizes.push(r.stateChars)
+    })
+    report('ACP, N sessions each with an unpaired prompt response', g, `; state ${sizes.at(-2)} → ${sizes.at(-1)} characters`)
+    // a session left with nothing to remember is forgotten: the state does not grow with the sessions
+    expect(sizes.at(-1) as number).toBeLessThanOrEqual((sizes.at(-2) as number) * 1.2)
+    expect(g.ratio).toBeLessThanOrEqual(BOUND)
+    // each response ends the implicit turn of the last session named: one run per session
+    expect(runs).toHaveLength(5_000)
+    expect(runs.map((r) => r.sessionId).slice(0, 3)).toStrictEqual(['s0', 's1', 's2'])
+    expect(new Set(runs.map((r) => r.ending.kind))).toStrictEqual(new Set([runs[0]?.ending.kind]))
   })
 })

@@ -48,6 +48,27 @@ describe('symbolic links', () => {
     ).toStrictEqual(['answered', 'cut_off'])
     expect(r.stderr).toContain(`skipped ${join(d, 'logs', 'broken.jsonl')}: a symbolic link to nothing readable`)
   })
+
+  it('stats names each of them under its own reason (a broken link is not an unreadable folder), and reads the linked file', async () => {
+    const d = tmp()
+    const real = join(d, 'real')
+    mkdirSync(real)
+    writeFileSync(join(real, 'a.jsonl'), native)
+    symlinkSync(join(d, 'nowhere.jsonl'), join(real, 'broken.jsonl'))
+    symlinkSync(d, join(real, 'loop'))
+    const r = await runCli(['stats', '--jobs', '1', '--json', d])
+    const doc = JSON.parse(r.stdout) as { runs: number; filesRead: number; skipped: Array<{ file: string; why: string }> }
+    expect([r.code, doc.runs, doc.filesRead]).toStrictEqual([0, 2, 1])
+    expect(doc.skipped).toStrictEqual([
+      { file: join(real, 'broken.jsonl'), why: 'broken-link' },
+      { file: join(real, 'loop'), why: 'folder-again' },
+    ])
+    const text = await runCli(['stats', '--jobs', '1', d])
+    expect(text.stderr.split('\n').filter((l) => l.includes('skipped'))).toStrictEqual([
+      `run-outcome stats: skipped ${join(real, 'broken.jsonl')}: a symbolic link to nothing readable`,
+      `run-outcome stats: skipped ${join(real, 'loop')}: the same folder as one already read (a symbolic link loop or a second link to it)`,
+    ])
+  })
 })
 
 describe('names and overlapping inputs', () => {
@@ -58,7 +79,7 @@ describe('names and overlapping inputs', () => {
     writeFileSync(join(d, 'good.jsonl'), native)
     const paths = await listLogPaths(d)
     expect(paths.map((p) => [Buffer.isBuffer(p.path), p.label])).toStrictEqual([
-      [true, `${d}/bad-\ufffd\ufffd.jsonl`],
+      [true, `${d}/bad-\\xff\\xfe.jsonl`],
       [false, join(d, 'good.jsonl')],
     ])
     const runs: Array<RunResult> = []
@@ -66,7 +87,70 @@ describe('names and overlapping inputs', () => {
     expect(runs.map((r) => r.ending.kind)).toStrictEqual(['answered', 'cut_off'])
     const skipped: Array<string> = []
     expect(await listLogFiles(d, (p, why) => skipped.push(`${p}: ${why}`))).toStrictEqual([join(d, 'good.jsonl')])
-    expect(skipped).toStrictEqual([`${d}/bad-\ufffd\ufffd.jsonl: its name is not valid UTF-8 (not read)`])
+    expect(skipped).toStrictEqual([`${d}/bad-\\xff\\xfe.jsonl: its name is not valid UTF-8 (not read)`])
+  })
+
+  it('the CLI reads a file whose name is not valid UTF-8 (replay, events, stats), shown with its bytes escaped', async () => {
+    const d = tmp()
+    const a = Buffer.concat([Buffer.from(`${d}/bad-`), Buffer.from([0xff]), Buffer.from('.jsonl')])
+    const b = Buffer.concat([Buffer.from(`${d}/bad-`), Buffer.from([0xfe]), Buffer.from('.jsonl')])
+    writeFileSync(a, native)
+    writeFileSync(b, native)
+    const replay = await runCli(['replay', '--brief', d])
+    expect(replay.code).toBe(1)
+    expect(replay.stderr).toBe('')
+    expect(
+      replay.stdout
+        .split('\n')
+        .filter((l) => l.includes('bad-'))
+        .map((l) => l.slice(l.indexOf('bad-'))),
+    ).toStrictEqual(['bad-\\xfe.jsonl #1', 'bad-\\xfe.jsonl #2', 'bad-\\xff.jsonl #1', 'bad-\\xff.jsonl #2'])
+    const json = await runCli(['replay', '--json', d])
+    expect(
+      json.stdout
+        .trim()
+        .split('\n')
+        .map((l) => [(JSON.parse(l) as RunResult).source?.file, (JSON.parse(l) as RunResult).ending.kind]),
+    ).toStrictEqual([
+      [`${d}/bad-\\xfe.jsonl`, 'answered'],
+      [`${d}/bad-\\xfe.jsonl`, 'cut_off'],
+      [`${d}/bad-\\xff.jsonl`, 'answered'],
+      [`${d}/bad-\\xff.jsonl`, 'cut_off'],
+    ])
+    const events = await runCli(['events', d])
+    expect([events.code, events.stderr, events.stdout.trim().split('\n').length]).toStrictEqual([0, '', 2 * native.trim().split('\n').length])
+    const stats = await runCli(['stats', '--jobs', '1', '--json', '--by', 'session', d])
+    const doc = JSON.parse(stats.stdout) as { runs: number; filesRead: number; filesSkipped: number }
+    expect([stats.code, doc.runs, doc.filesRead, doc.filesSkipped]).toStrictEqual([0, 4, 2, 0])
+  })
+
+  it('the CLI reads a file reached through overlapping inputs once (d ./d, a folder and its parent, a file and its folder)', async () => {
+    const d = tmp()
+    mkdirSync(join(d, 'sub'))
+    writeFileSync(join(d, 'sub', 'a.jsonl'), native)
+    writeFileSync(join(d, 'b.jsonl'), native)
+    const sub = join(d, 'sub')
+    for (const argv of [
+      [sub, `${d}/./sub/`],
+      [sub, d],
+      [d, sub],
+      [join(sub, 'a.jsonl'), d],
+      [d, join(sub, 'a.jsonl')],
+    ]) {
+      const replay = await runCli(['replay', '--json', ...argv])
+      // a.jsonl and b.jsonl: two runs each, each file once
+      expect([argv, replay.code, replay.stdout.trim().split('\n').length]).toStrictEqual([argv, 1, 4 - (argv.includes(d) ? 0 : 2)])
+      expect(replay.stderr).toMatch(/skipped .*a\.jsonl: already read \(the same file through another path\)\n$/)
+      const events = await runCli(['events', ...argv])
+      expect([argv, events.code, events.stdout.trim().split('\n').length]).toStrictEqual([
+        argv,
+        0,
+        (argv.includes(d) ? 2 : 1) * native.trim().split('\n').length,
+      ])
+      const stats = await runCli(['stats', '--jobs', '1', '--json', ...argv])
+      const doc = JSON.parse(stats.stdout) as { runs: number; files: number }
+      expect([argv, stats.code, doc.runs, doc.files]).toStrictEqual([argv, 0, argv.includes(d) ? 4 : 2, argv.includes(d) ? 2 : 1])
+    }
   })
 
   it('the same file through overlapping inputs (d and ./d, a folder and its parent) is listed once with a shared `seen`', async () => {

@@ -211,15 +211,40 @@ describe('escape sequences in every string field and file name', () => {
     expect([...of('replay'), ...of('watch')]).toStrictEqual([])
   })
 
-  // KNOWN, reported (issue 14): src/cli/eventsCommand.ts writes file names into its stderr messages as they are
-  // (no forTerminal). Flip to `it` once it does.
-  it.fails('events: nothing a terminal acts on', () => {
+  it('events: nothing a terminal acts on', () => {
     expect(of('events')).toStrictEqual([])
   })
 
-  // KNOWN, reported (issue 14): `stats --json` prints C1 controls raw (its JSON does not go through safeJson /
-  // escapeC1). The stats helper applies the sanitiser; flip to `it` then.
-  it.fails('stats (table, --by model, --by session, --json): nothing a terminal acts on', () => {
+  it('stats (table, --by model, --by session, --json): nothing a terminal acts on', () => {
     expect(of('stats')).toStrictEqual([])
+  })
+
+  it('arguments echoed in usage errors are escaped too (every command)', async () => {
+    const bad = `x${PAYLOAD}`
+    const cases: Array<Array<string>> = [
+      ['replay', '--format', bad, 'f'],
+      ['replay', '--accept', bad, 'f'],
+      ['replay', `--${bad}`],
+      ['events', '--format', bad, 'f'],
+      ['watch', '--format', bad, 'f'],
+      ['watch', `--${bad}`],
+      ['stats', '--by', bad, 'f'],
+      ['stats', '--order', bad, 'f'],
+      ['stats', `--${bad}`],
+      ['consume', '--format', bad],
+      ['consume', `--${bad}`],
+      ['help', bad],
+      [bad],
+    ]
+    const seen: Array<string> = []
+    for (const argv of cases) {
+      const r = await runCli(argv)
+      expect(r.code, argv.join(' ')).toBe(2)
+      const t = r.stdout + r.stderr
+      if (UNSAFE.test(t)) seen.push(`${argv[0]}: ${JSON.stringify(t.slice(0, 120))}`)
+      // the argument is shown, escaped
+      expect(t.includes('\\x1b]52;c;aGVsbG8=') || t.includes('x\\x1b'), JSON.stringify(t.slice(0, 200))).toBe(true)
+    }
+    expect(seen).toStrictEqual([])
   })
 })

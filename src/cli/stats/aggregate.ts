@@ -9,6 +9,8 @@
  * @module
  */
 import { endingKinds, type EndingKind } from '../../core/RunEnding.js'
+import { msFromIso } from '../../core/time.js'
+import { roundUsd } from '../../core/usd.js'
 import type { FileOutcome, ModelRecord, RunRecord, SkipReason } from './records.js'
 import { afterBound, beforeBound, localTime, weekStart, type TimeBound } from './time.js'
 
@@ -105,8 +107,15 @@ const addTop = (list: Array<RunRef>, r: RunRef, key: (x: RunRef) => number): voi
   if (list.length > TOP) list.pop()
 }
 
-const minIso = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : Date.parse(b) < Date.parse(a) ? b : a)
-const maxIso = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : Date.parse(b) > Date.parse(a) ? b : a)
+const minIso = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : msFromIso(b) < msFromIso(a) ? b : a)
+const maxIso = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : msFromIso(b) > msFromIso(a) ? b : a)
+
+/**
+ * Why a path met while listing a folder gave no runs: a folder that cannot be read, a symbolic link to nothing,
+ * a folder reached a second time (a link loop or a second link to it).
+ * @since 0.2.0
+ */
+export type ListingSkip = 'unreadable-folder' | 'broken-link' | 'folder-again'
 
 /** What a session group shows beside its totals. @since 0.2.0 */
 export interface SessionInfo {
@@ -114,6 +123,18 @@ export interface SessionInfo {
   readonly project: string | null
   readonly sessionId: string | null
 }
+
+/**
+ * Whether a file's one run is the placeholder of an input that held no run (SPEC §1: empty, blank, or only records
+ * with no run content): unfinished, never started, no turn, tool call, token or model.
+ */
+const holdsNoRun = (r: RunRecord): boolean =>
+  r.kind === 'unfinished' &&
+  r.startedAt === null &&
+  r.turns === 0 &&
+  r.toolCalls === 0 &&
+  r.models.length === 0 &&
+  r.inputTokens + r.cacheReadTokens + r.cacheWriteTokens + r.outputTokens + r.reasoningTokens === 0
 
 /** The running aggregate of a `stats` job. @since 0.1.0 */
 export class StatsAggregate {
@@ -130,9 +151,11 @@ export class StatsAggregate {
   readonly mostExpensive: Array<RunRef> = []
   files = 0
   filesRead = 0
+  /** Files read whose records held no run (empty, or only metadata such as a Claude Code `summary`): not runs here. */
+  filesWithoutRuns = 0
   /** Runs outside `since` / `until`, and runs without a time while a bound is set. */
   readonly excluded = { outsideRange: 0, withoutTime: 0 }
-  readonly skipped: Array<{ file: string; why: SkipReason | 'unreadable-folder' }> = []
+  readonly skipped: Array<{ file: string; why: SkipReason | ListingSkip }> = []
   skippedCount = 0
   readonly protocolErrors: Array<{ file: string; message: string }> = []
   readonly by: GroupBy
@@ -213,7 +236,7 @@ export class StatsAggregate {
   private localOf(r: RunRecord): { ms: number; local: string } | null {
     const iso = r.startedAt ?? r.endedAt
     if (iso === null) return null
-    const ms = Date.parse(iso)
+    const ms = msFromIso(iso)
     if (!Number.isFinite(ms)) return null
     return { ms, local: localTime(ms, this.timeZone) }
   }
@@ -300,7 +323,7 @@ export class StatsAggregate {
   }
 
   /** Counts a file (or folder) that gave no runs. */
-  addSkipped(file: string, why: SkipReason | 'unreadable-folder'): void {
+  addSkipped(file: string, why: SkipReason | ListingSkip): void {
     this.skippedCount++
     if (this.skipped.length < 100) this.skipped.push({ file, why })
   }
@@ -314,12 +337,18 @@ export class StatsAggregate {
     }
     this.filesRead++
     if (o.protocolError !== undefined && this.protocolErrors.length < 100) this.protocolErrors.push({ file: o.file, message: o.protocolError })
+    // replay gives an input with no run one unfinished run (SPEC §1); a report over a folder counts such a file
+    // apart instead (real homes hold many metadata-only transcripts; as runs they would pull the success rate down)
+    if (o.protocolError === undefined && o.runs.length === 1 && holdsNoRun(o.runs[0] as RunRecord)) {
+      this.filesWithoutRuns++
+      return
+    }
     for (const r of o.runs) this.addRun(r)
   }
 
   /**
    * The group rows in display order: endings in their canonical order, sessions by last activity, the rest by
-   * name (times sort as names); `desc` reverses.
+   * name (times sort as names); `desc` reverses, keeping the groups of no time or name (`(no time)`) last.
    */
   rows(order: 'asc' | 'desc' = 'asc'): Array<[string, GroupTotals]> {
     let rows: Array<[string, GroupTotals]>
@@ -330,7 +359,10 @@ export class StatsAggregate {
       if (this.by === 'session') rows.sort(([ka, a], [kb, b]) => (a.lastActivity ?? '').localeCompare(b.lastActivity ?? '') || (ka < kb ? -1 : ka > kb ? 1 : 0))
       else rows.sort(([a], [b]) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0))
     }
-    return order === 'desc' ? rows.reverse() : rows
+    if (order === 'asc') return rows
+    // reversed, except the groups of no time or name (`(no time)`, `(no model)`), which stay last either way
+    const named = rows.filter(([k]) => !(k === NO_TIME || k.startsWith('(')))
+    return [...named.reverse(), ...rows.filter(([k]) => k === NO_TIME || k.startsWith('('))]
   }
 
   /** The per-model rows of a group (most expensive first, then by tokens), with `breakdown`. */
@@ -397,6 +429,7 @@ export class StatsAggregate {
       files: this.files,
       filesRead: this.filesRead,
       filesSkipped: this.skippedCount,
+      filesWithoutRuns: this.filesWithoutRuns,
       ...totals,
       byEnding: Object.fromEntries(byEnding),
       by: this.by,
@@ -414,5 +447,5 @@ export class StatsAggregate {
   }
 }
 
-/** USD rounded to a millionth of a dollar (float noise off). */
-const usd = (x: number): number => Math.round(x * 1e6) / 1e6
+/** USD as the report states it: to a millionth of a dollar. */
+const usd = (x: number): number => roundUsd(x, 6)

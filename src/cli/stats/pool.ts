@@ -10,13 +10,13 @@
  * @module
  */
 import { Worker } from 'node:worker_threads'
-import type { FileOutcome } from './records.js'
+import { fileLabel, type FileOutcome, type UnitFile } from './records.js'
 
 /** A message from a pool worker: one file's outcome, or the end of the unit. @since 0.2.0 */
 export type PoolMessage = { readonly outcome: FileOutcome } | { readonly done: true }
 
 /** Options of {@link runPool}. @since 0.2.0 */
-export interface PoolOptions {
+export interface PoolOptions<F extends UnitFile = UnitFile> {
   /** The worker script: sent a unit (an array of file paths; `null` ends it), posts {@link PoolMessage}s. */
   readonly workerUrl: URL
   /** The worker's `workerData`. */
@@ -26,7 +26,7 @@ export interface PoolOptions {
   /** Replacement workers allowed after deaths (default: `jobs`). */
   readonly maxRestarts?: number
   /** Reads one unit in this thread (when the restart budget is spent), handing out each file's outcome. */
-  readonly inProcess: (files: ReadonlyArray<string>, onOutcome: (o: FileOutcome) => void) => Promise<void>
+  readonly inProcess: (files: ReadonlyArray<F>, onOutcome: (o: FileOutcome) => void) => Promise<void>
 }
 
 /**
@@ -34,8 +34,12 @@ export interface PoolOptions {
  * all are done; never rejects.
  * @since 0.2.0
  */
-export const runPool = async (units: ReadonlyArray<ReadonlyArray<string>>, options: PoolOptions, onOutcome: (o: FileOutcome) => void): Promise<void> => {
-  const queue: Array<ReadonlyArray<string>> = units.filter((u) => u.length > 0).slice()
+export const runPool = async <F extends UnitFile>(
+  units: ReadonlyArray<ReadonlyArray<F>>,
+  options: PoolOptions<F>,
+  onOutcome: (o: FileOutcome) => void,
+): Promise<void> => {
+  const queue: Array<ReadonlyArray<F>> = units.filter((u) => u.length > 0).slice()
   let restarts = 0
   const maxRestarts = options.maxRestarts ?? options.jobs
   const drainHere = async (): Promise<void> => {
@@ -51,7 +55,7 @@ export const runPool = async (units: ReadonlyArray<ReadonlyArray<string>>, optio
         return
       }
       // the unit being read and how many of its files are done
-      let current: ReadonlyArray<string> | null = null
+      let current: ReadonlyArray<F> | null = null
       let reported = 0
       let finished = false
       const finish = (dead: boolean): void => {
@@ -59,7 +63,7 @@ export const runPool = async (units: ReadonlyArray<ReadonlyArray<string>>, optio
         finished = true
         if (dead && current !== null) {
           const file = current[reported]
-          if (file !== undefined) onOutcome({ file, ok: false, why: 'crashed', message: 'the reader crashed on this file' })
+          if (file !== undefined) onOutcome({ file: fileLabel(file), ok: false, why: 'crashed', message: 'the reader crashed on this file' })
           const rest = current.slice(reported + 1)
           if (rest.length > 0) queue.unshift(rest)
           current = null

@@ -58,7 +58,7 @@ export interface RunRecord {
   readonly endedAt: string | null
   /** The session's id as the log gives it, or `null`. */
   readonly sessionId: string | null
-  /** The project: the Claude Code project folder, the Codex or Gemini working directory, else the file's folder. */
+  /** The project: the Claude Code or Codex working directory (else the Claude Code project folder), the Gemini project root, else the file's folder. */
   readonly project: string | null
   readonly models: ReadonlyArray<ModelRecord>
 }
@@ -117,6 +117,45 @@ export const toRecord = (run: RunResult, file: string, index: number, accept: Re
 const HEAD_MAX = 1024 * 1024
 
 /** The first line of a file (gzip too), up to 1 MiB; `undefined` when it cannot be read. */
+/**
+ * The `cwd` of the first Claude Code transcript record in the file's first 256 KiB that names one (user and
+ * assistant records do; a leading `summary` does not), or `undefined`. Reading stops at that record; only lines
+ * that name a `cwd` are parsed.
+ */
+const claudeCwdOf = async (file: string): Promise<string | undefined> => {
+  try {
+    const raw = createReadStream(file, { highWaterMark: 64 * 1024 })
+    const source: AsyncIterable<Buffer> = file.toLowerCase().endsWith('.gz') ? raw.pipe(createGunzip()) : raw
+    let pending: Buffer = Buffer.alloc(0)
+    let size = 0
+    try {
+      for await (const chunk of source) {
+        size += chunk.length
+        pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+        let start = 0
+        for (let end = pending.indexOf(10); end !== -1; end = pending.indexOf(10, start)) {
+          const line = pending.subarray(start, end)
+          start = end + 1
+          if (line.indexOf('"cwd"') === -1) continue
+          try {
+            const rec = JSON.parse(line.toString('utf8')) as { cwd?: unknown }
+            if (typeof rec.cwd === 'string' && rec.cwd !== '') return rec.cwd
+          } catch {
+            // not JSON: the next line
+          }
+        }
+        pending = pending.subarray(start)
+        if (size >= 256 * 1024) return undefined
+      }
+    } finally {
+      raw.destroy()
+    }
+  } catch {
+    // unreadable: no project named from it
+  }
+  return undefined
+}
+
 const firstLine = async (file: string): Promise<string | undefined> => {
   try {
     const raw = createReadStream(file, { highWaterMark: 64 * 1024 })
@@ -154,6 +193,10 @@ export const projectOf = async (file: string, format: string): Promise<string | 
   if (file === '-') return null
   const parts = file.split(/[\\/]/)
   if (format === 'claude-code') {
+    // the session's working directory, as Codex names its project (so one repository is one row for both);
+    // else the project folder (`~/.claude/projects/<encoded cwd>`)
+    const cwd = await claudeCwdOf(file)
+    if (cwd !== undefined) return cwd
     const i = parts.lastIndexOf('projects')
     if (i >= 0 && i < parts.length - 2) return parts[i + 1] as string
     return basename(dirname(file))
@@ -193,6 +236,16 @@ const estimatorFor = (s: EstimateSettings): CostEstimator | undefined => {
   return estimators.get(s)
 }
 
+/**
+ * A file to read: its path, or — for a name that is not valid UTF-8, which no string opens — its bytes and the
+ * label messages and tables show (`listLogPaths`; a `Buffer` reaches a worker thread as a `Uint8Array`).
+ * @since 0.2.0
+ */
+export type UnitFile = string | { readonly path: Uint8Array; readonly label: string }
+
+/** The name a file is shown and counted under. @since 0.2.0 */
+export const fileLabel = (f: UnitFile): string => (typeof f === 'string' ? f : f.label)
+
 const failure = (file: string, e: unknown, runs: Array<RunRecord>, format: string): FileOutcome => {
   if (isProtocolError(e)) return { file, ok: true, format, runs, protocolError: e.message }
   if (e instanceof ReplayError) {
@@ -208,15 +261,17 @@ const failure = (file: string, e: unknown, runs: Array<RunRecord>, format: strin
  * only there (K15). Never throws.
  * @since 0.1.0
  */
-export const readFileRecords = async (file: string, job: RecordJob, seen?: SeenRecords): Promise<FileOutcome> => {
+export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?: SeenRecords): Promise<FileOutcome> => {
+  const file = fileLabel(unitFile)
+  const path = typeof unitFile === 'string' ? unitFile : Buffer.from(unitFile.path.buffer, unitFile.path.byteOffset, unitFile.path.byteLength)
   const estimate = estimatorFor(job.estimate)
   const held: Array<RunResult> = []
   const records: Array<RunRecord> = []
   try {
     // a Claude Code session with subagent files: its runs wait for them (they make no runs of their own)
-    const hasSubagents = (await subagentFilesOf(file).catch(() => [])).length > 0
+    const hasSubagents = typeof path === 'string' && (await subagentFilesOf(path).catch(() => [])).length > 0
     const outcome = await replayStream(
-      createReadStream(file, { highWaterMark: 256 * 1024 }),
+      createReadStream(path, { highWaterMark: 256 * 1024 }),
       (r) => {
         if (hasSubagents && r.format === 'claude-code') held.push(r)
         else records.push(toRecord(r, file, records.length + 1, job.accept))
@@ -264,7 +319,7 @@ export const readStreamRecords = async (source: AsyncIterable<Uint8Array | strin
  * or forked session) count once, as in `replay DIR` (K15). Never throws.
  * @since 0.2.0
  */
-export const readUnitRecords = async (files: ReadonlyArray<string>, job: RecordJob, onOutcome: (o: FileOutcome) => void): Promise<void> => {
+export const readUnitRecords = async (files: ReadonlyArray<UnitFile>, job: RecordJob, onOutcome: (o: FileOutcome) => void): Promise<void> => {
   const seen = files.length > 1 ? new SeenRecords() : undefined
   for (const f of files) onOutcome(await readFileRecords(f, job, seen))
 }
@@ -275,11 +330,11 @@ export const readUnitRecords = async (files: ReadonlyArray<string>, job: RecordJ
  * layouts, whose files share nothing and are read one per unit (so they spread over the workers).
  * @since 0.2.0
  */
-export const unitsOf = (files: ReadonlyArray<string>): Array<Array<string>> => {
-  const units: Array<Array<string>> = []
-  const byDir = new Map<string, Array<string>>()
+export const unitsOf = (files: ReadonlyArray<UnitFile>): Array<Array<UnitFile>> => {
+  const units: Array<Array<UnitFile>> = []
+  const byDir = new Map<string, Array<UnitFile>>()
   for (const f of files) {
-    const dir = dirname(f)
+    const dir = dirname(fileLabel(f))
     const parts = dir.split(/[\\/]/)
     const last = parts[parts.length - 1] ?? ''
     if (last === 'chats' || last === 'archived_sessions' || (/^\d{2}$/.test(last) && parts.includes('sessions'))) {

@@ -6,10 +6,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import type { PoolMessage } from './pool.js'
-import { readUnitRecords, type RecordJob } from './records.js'
+import { readUnitRecords, type RecordJob, type UnitFile } from './records.js'
 
 const job = workerData as RecordJob
-parentPort?.on('message', (unit: ReadonlyArray<string> | null) => {
+parentPort?.on('message', (unit: ReadonlyArray<UnitFile> | null) => {
   if (unit === null) {
     parentPort?.close()
     return

@@ -10,8 +10,8 @@
  * **Pairing.** A response is paired with an open request of the same `id` (numbers and strings never collide):
  * the other direction when both have one, preferred by the shape of the result (`stopReason` → a
  * `session/prompt`, `outcome` → a `session/request_permission`, anything else → neither), else the most recent.
- * At most {@link MAX_PENDING_REQUESTS} open requests are kept; past that, the oldest ones that belong to no run
- * are dropped.
+ * At most {@link MAX_PENDING_REQUESTS} open requests are kept; past that, the oldest ones no response can still
+ * use (they belong to no run, or to a run already closed or emitted) are dropped.
  *
  * @module
  * @internal
@@ -100,11 +100,16 @@ export interface PendingRequest {
   readonly sessionId?: string
 }
 
-/** The open requests by `#`-prefixed id key (insertion order = order of first use), and their count. @internal */
+/**
+ * The open requests by `#`-prefixed id key (insertion order = order of first use), and their count; `scanAt`
+ * is the count at which the next overflow scan runs (absent: past {@link MAX_PENDING_REQUESTS}).
+ * @internal
+ */
 export interface Pairing {
   pending: Record<string, Array<PendingRequest>>
   count: number
   overflowNoted: boolean
+  scanAt?: number
 }
 
 const PendingRequestCodec = t.intersection([
@@ -113,35 +118,44 @@ const PendingRequestCodec = t.intersection([
 ])
 
 /** io-ts codec of {@link Pairing}. @internal */
-export const PairingCodec: t.Type<Pairing, unknown> = t.type({
-  pending: t.record(t.string, t.array(PendingRequestCodec)),
-  count: t.number,
-  overflowNoted: t.boolean,
-}) as unknown as t.Type<Pairing, unknown>
+export const PairingCodec: t.Type<Pairing, unknown> = t.intersection([
+  t.type({
+    pending: t.record(t.string, t.array(PendingRequestCodec)),
+    count: t.number,
+    overflowNoted: t.boolean,
+  }),
+  t.partial({ scanAt: t.number }),
+]) as unknown as t.Type<Pairing, unknown>
 
 /** No open request. @internal */
 export const newPairing = (): Pairing => ({ pending: {}, count: 0, overflowNoted: false })
 
 /**
  * Remembers an open request under `key`. Past {@link MAX_PENDING_REQUESTS}, drops the oldest requests that
- * belong to no run (down to half the cap) and returns `true` the first time that happens (the caller notes it).
+ * `needed` says no response can still use (down to half the cap) and returns `true` the first time that happens
+ * (the caller notes it). When the requests still needed keep the count above half the cap, the next scan waits
+ * until the count has doubled, so each request costs O(1) amortised whatever the mix (a scan used to run on
+ * every request once all of them belonged to runs: quadratic). Memory: at most the cap, or twice the requests
+ * still needed.
  * @internal
  */
-export const track = (p: Pairing, key: string, req: PendingRequest): boolean => {
+export const track = (p: Pairing, key: string, req: PendingRequest, needed: (r: PendingRequest) => boolean): boolean => {
   const k = `#${key}`
   const list = p.pending[k]
   if (list === undefined) p.pending[k] = [req]
   else list.push(req)
   p.count++
-  if (p.count <= MAX_PENDING_REQUESTS) return false
+  if (p.count <= Math.max(MAX_PENDING_REQUESTS, p.scanAt ?? 0)) return false
   for (const kk of Object.keys(p.pending)) {
     const l = p.pending[kk] as Array<PendingRequest>
-    const keep = l.filter((r) => r.run !== undefined)
+    const keep = l.filter(needed)
     p.count -= l.length - keep.length
     if (keep.length === 0) delete p.pending[kk]
-    else p.pending[kk] = keep
+    else if (keep.length < l.length) p.pending[kk] = keep
     if (p.count <= MAX_PENDING_REQUESTS / 2) break
   }
+  if (p.count > MAX_PENDING_REQUESTS / 2) p.scanAt = 2 * p.count
+  else delete p.scanAt
   if (p.overflowNoted) return false
   p.overflowNoted = true
   return true
@@ -180,6 +194,8 @@ export const take = (p: Pairing, key: string, dir: string | null, msg: Obj): Pen
   if (chosen === -1) return undefined
   const [req] = list.splice(chosen, 1)
   p.count--
+  // the requests still needed were answered: the next scan is at the cap again, not at a past peak
+  if (p.scanAt !== undefined && p.count <= p.scanAt / 4) delete p.scanAt
   if (list.length === 0) delete p.pending[k]
   return req
 }

@@ -11,8 +11,9 @@
  * its tool calls by id, its open permission requests, its denials, its ending and usage, and at most
  * `MAX_DIAGNOSTICS` diagnostics with a count of the others — exactly what the reader kept for a run before, so
  * memory is bounded as it was (per open turn: its distinct tool ids, permissions, text and 100 diagnostics;
- * open requests: at most `MAX_PENDING_REQUESTS`). No event is buffered. Diagnostics of messages outside any
- * turn (the "lobby") are kept the same way and join the next turn emitted.
+ * open requests: at most `MAX_PENDING_REQUESTS`, or twice those a response can still use). No event is
+ * buffered. Diagnostics of messages outside any turn (the "lobby") are kept the same way and join the next turn
+ * emitted.
  *
  * @module
  * @internal
@@ -122,6 +123,12 @@ export interface AcpState {
   lastImplicit: number | null
   /** The last session any message named. */
   lastSession: string | null
+  /**
+   * A `session/prompt` request of any session was read (the log carries the client's side): kept here so a
+   * response whose request is not in the log does not scan every session (absent in a checkpoint written
+   * before it existed: then worked out once from the sessions).
+   */
+  prompted?: boolean
 }
 
 const Time = t.union([t.string, t.number, t.null])
@@ -155,27 +162,30 @@ const TurnCodec = t.type({
 })
 
 /** io-ts codec of {@link AcpState}. @internal */
-export const AcpStateCodec: t.Type<AcpState, unknown> = t.type({
-  sessions: t.record(
-    t.string,
-    t.type({
-      fresh: t.boolean,
-      costUsd: t.union([t.number, t.null]),
-      model: t.union([t.string, t.null]),
-      open: t.union([t.number, t.null]),
-      prompted: t.boolean,
-      loading: t.number,
-    }),
-  ),
-  pairing: PairingCodec,
-  turns: t.record(t.string, TurnCodec),
-  nextTurn: t.number,
-  closing: t.union([t.number, t.null]),
-  lobby: NotesCodec,
-  permissionSeq: t.number,
-  lastImplicit: t.union([t.number, t.null]),
-  lastSession: t.union([t.string, t.null]),
-}) as unknown as t.Type<AcpState, unknown>
+export const AcpStateCodec: t.Type<AcpState, unknown> = t.intersection([
+  t.type({
+    sessions: t.record(
+      t.string,
+      t.type({
+        fresh: t.boolean,
+        costUsd: t.union([t.number, t.null]),
+        model: t.union([t.string, t.null]),
+        open: t.union([t.number, t.null]),
+        prompted: t.boolean,
+        loading: t.number,
+      }),
+    ),
+    pairing: PairingCodec,
+    turns: t.record(t.string, TurnCodec),
+    nextTurn: t.number,
+    closing: t.union([t.number, t.null]),
+    lobby: NotesCodec,
+    permissionSeq: t.number,
+    lastImplicit: t.union([t.number, t.null]),
+    lastSession: t.union([t.string, t.null]),
+  }),
+  t.partial({ prompted: t.boolean }),
+]) as unknown as t.Type<AcpState, unknown>
 
 /** A fresh state. @internal */
 export const newAcpState = (): AcpState => ({
@@ -188,6 +198,7 @@ export const newAcpState = (): AcpState => ({
   permissionSeq: 0,
   lastImplicit: null,
   lastSession: null,
+  prompted: false,
 })
 
 /** No diagnostics. @internal */
@@ -239,7 +250,14 @@ export const touch = (turn: AcpTurn, line: number | undefined, time: string | nu
 /** A diagnostic of a turn, or of the lobby when there is none. @internal */
 export const note = (s: AcpState, turn: AcpTurn | undefined, line: number | undefined, message: string): void => addNote(turn?.notes ?? s.lobby, line, message)
 
+/** `true` when run `n` is held and its response not read yet: a response to its request still changes it. */
+const stillOpen = (s: AcpState, n: number | undefined): boolean => {
+  const turn = turnOf(s, n)
+  return turn !== undefined && !turn.closed
+}
+
 /** Remembers an open request (a note in the lobby the first time the cap drops some). @internal */
 export const remember = (s: AcpState, key: string, req: Parameters<typeof track>[2], line: number | undefined): void => {
-  if (track(s.pairing, key, req)) addNote(s.lobby, line, `over ${MAX_PENDING_REQUESTS} requests without a response; dropped the oldest ones`)
+  if (track(s.pairing, key, req, (r) => stillOpen(s, r.run)))
+    addNote(s.lobby, line, `over ${MAX_PENDING_REQUESTS} requests without a response; dropped the oldest ones`)
 }

@@ -104,6 +104,7 @@ const onRequest = (
       }
       const sess = session(s, sessionId)
       sess.prompted = true
+      s.prompted = true
       const prev = turnOf(s, sess.open)
       if (prev !== undefined) {
         note(s, prev, line, 'a new session/prompt started before this one was answered')
@@ -286,7 +287,8 @@ const implicitTurn = (s: AcpState): { readonly n: number; readonly turn: AcpTurn
     const t = s.turns[k] as AcpTurn
     if (t.implicit && !t.closed) return { n: Number(k.slice(1)), turn: t }
   }
-  for (const k of Object.keys(s.sessions)) if ((s.sessions[k] as AcpSession).prompted) return undefined
+  s.prompted ??= Object.keys(s.sessions).some((k) => (s.sessions[k] as AcpSession).prompted)
+  if (s.prompted) return undefined
   const sid = s.lastSession ?? ''
   const sess = session(s, sid)
   const turn = newTurn(sid, sess)

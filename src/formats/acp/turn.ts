@@ -124,7 +124,12 @@ export const finalize = (s: AcpState, n: number, emit: Emit): void => {
   delete s.turns[key]
   if (s.closing === n) s.closing = null
   const sess = s.sessions[`#${turn.sessionId}`]
-  if (sess !== undefined && sess.open === n) sess.open = null
+  if (sess !== undefined && sess.open === n) {
+    sess.open = null
+    // a session left with nothing to remember is exactly what `session()` makes anew: forget it (memory stays
+    // flat in the number of sessions an agent-side capture names)
+    if (!sess.fresh && sess.costUsd === null && sess.model === null && !sess.prompted && sess.loading === 0) delete s.sessions[`#${turn.sessionId}`]
+  }
   const lobby = s.lobby
   s.lobby = emptyNotes()
   const sid = turn.sessionId

@@ -6,7 +6,13 @@
  * `.jsonl` log feeds its lines (metadata, messages, `$set`, `$rewindTo`). The state keeps one small entry per
  * message (kind, time, line, token counts, tool-call state), never the message bodies; answer texts are kept for
  * the last run only, and for each earlier run only its final answer. A rewritten id or a `$rewindTo` can reach
- * back to any earlier message, so nothing is final before the input ends: every run's events are emitted then.
+ * back to any earlier message, so runs are held until the input ends and emitted then — up to a bound: past
+ * {@link MAX_SESSION_ENTRIES} held entries or {@link MAX_SESSION_TEXT} characters of earlier runs' answers, the
+ * oldest runs (never the last one) are emitted early, down to half of each ({@link sessionRelease}), so memory is
+ * flat in the length of the session. A later `$rewindTo` or a rewritten id that reaches into a run already
+ * emitted cannot take it back: the rewind drops every run still held (with a diagnostic saying runs were emitted
+ * early), a rewritten message is read as a new one (its id is no longer known). One run's own entries are not
+ * capped: a run is one prompt and what answered it.
  *
  * @module
  * @internal
@@ -58,20 +64,41 @@ export interface DiagList {
   dropped: number
 }
 
-/** A run: its messages in order, and the diagnostics of the lines read while it was the last run. @internal */
+/**
+ * A run: its messages in order, and the diagnostics of the lines read while it was the last run; `kept` (set
+ * once a later run started) is the length of the answer text it still holds, in characters.
+ * @internal
+ */
 export interface SessionRun {
   entries: Array<SessionEntry>
   diags: DiagList
+  kept?: number
 }
+
+/** Entries held before the oldest runs are emitted early (see the module doc). @internal */
+export const MAX_SESSION_ENTRIES = 10_000
+
+/** Characters of earlier runs' final answers held before the oldest runs are emitted early. @internal */
+export const MAX_SESSION_TEXT = 16 * 1024 * 1024
 
 /** The session translator's state (plain JSON). @internal */
 export interface SessionState {
   sessionId: string | null
   runs: Array<SessionRun>
-  /** `#`-prefixed message id → [run index, entry index] (a rewind only ever removes a suffix, so these stay valid). */
+  /**
+   * `#`-prefixed message id → [run number, entry index]: the run is `runs[number − released]` (a rewind only
+   * ever removes a suffix, so these stay valid).
+   */
   byId: Record<string, [number, number]>
   /** Diagnostics from before the first run; they go to the first run. */
   pre: DiagList
+  /** Runs emitted early (the oldest ones, past the bounds), absent when none was. */
+  released?: number
+  /** Entries held in `runs`, and characters of answer text held by runs other than the last. */
+  held?: number
+  heldText?: number
+  /** The session id stated when the first runs were emitted early. */
+  stated?: string | null
 }
 
 const DiagnosticCodec = t.intersection([t.type({ message: t.string }), t.partial({ line: t.number })])
@@ -94,12 +121,15 @@ const EntryCodec = t.type({
 })
 
 /** io-ts codec of {@link SessionState}. @internal */
-export const SessionStateCodec: t.Type<SessionState, unknown> = t.type({
-  sessionId: strOrNull,
-  runs: t.array(t.type({ entries: t.array(EntryCodec), diags: DiagListCodec })),
-  byId: t.record(t.string, t.tuple([t.number, t.number])),
-  pre: DiagListCodec,
-}) as unknown as t.Type<SessionState, unknown>
+export const SessionStateCodec: t.Type<SessionState, unknown> = t.intersection([
+  t.type({
+    sessionId: strOrNull,
+    runs: t.array(t.intersection([t.type({ entries: t.array(EntryCodec), diags: DiagListCodec }), t.partial({ kept: t.number })])),
+    byId: t.record(t.string, t.tuple([t.number, t.number])),
+    pre: DiagListCodec,
+  }),
+  t.partial({ released: t.number, held: t.number, heldText: t.number, stated: strOrNull }),
+]) as unknown as t.Type<SessionState, unknown>
 
 const newDiagList = (): DiagList => ({ list: [], dropped: 0 })
 
@@ -186,13 +216,15 @@ export const sessionNoise = (s: SessionState, line: number | undefined, untermin
 /** A `.jsonl` line that is JSON but not an object. @internal */
 export const sessionNotObject = (s: SessionState, line: number | undefined): void => sessionDiagnostic(s, line, MSG.notObject)
 
-/** A new prompt: the previous run keeps only its final answer text. */
+/** A new prompt: the previous run keeps only its final answer text (its length counts in `heldText`). */
 const startRun = (s: SessionState): void => {
   const prev = s.runs[s.runs.length - 1]
   if (prev !== undefined) {
     let last: SessionEntry | undefined
     for (const e of prev.entries) if (e.kind === 'gemini' && e.hasText) last = e
     for (const e of prev.entries) if (e.kind === 'gemini' && e !== last) e.text = null
+    prev.kept = last?.text?.length ?? 0
+    s.heldText = (s.heldText ?? 0) + prev.kept
   }
   s.runs.push({ entries: [], diags: newDiagList() })
 }
@@ -346,9 +378,10 @@ const message = (s: SessionState, m: unknown, line: number | undefined, key: str
       pending: null,
     }
     run.entries.push(e)
-    s.byId[`#${key}`] = [ri, run.entries.length - 1]
+    s.held = (s.held ?? 0) + 1
+    s.byId[`#${key}`] = [(s.released ?? 0) + ri, run.entries.length - 1]
   } else {
-    e = (s.runs[pos[0]] as SessionRun).entries[pos[1]] as SessionEntry
+    e = (s.runs[pos[0] - (s.released ?? 0)] as SessionRun).entries[pos[1]] as SessionEntry
     // The same id appended again: gemini-cli rewrites a message whenever it changes (tokens, tool calls).
     if ((e.kind === 'prompt') !== (kind === 'prompt')) sessionDiagnostic(s, line, 'a message was rewritten with a different role; its first role was kept')
     else e.kind = kind
@@ -373,17 +406,45 @@ const rewind = (s: SessionState, id: string, line: number | undefined): void => 
     const dropped = s.runs
     s.runs = []
     s.byId = {}
+    s.held = 0
+    s.heldText = 0
     for (const r of dropped) moveDiagnostics(s, r.diags)
-    sessionDiagnostic(s, line, 'a $rewindTo names a message that is not in the log; every message was dropped, as gemini-cli does')
+    sessionDiagnostic(
+      s,
+      line,
+      (s.released ?? 0) === 0
+        ? 'a $rewindTo names a message that is not in the log; every message was dropped, as gemini-cli does'
+        : `a $rewindTo names a message that is not among the runs still held (the ${s.released} earliest runs were already emitted, past ${MAX_SESSION_ENTRIES} messages held); every run still held was dropped`,
+    )
     return
   }
-  const [ri, ei] = pos
+  const ri = pos[0] - (s.released ?? 0)
+  const ei = pos[1]
   const r = s.runs[ri] as SessionRun
   const later = s.runs.splice(ri + 1)
-  for (const x of later) for (const y of x.entries) delete s.byId[`#${y.key}`]
-  for (const y of r.entries.splice(ei)) delete s.byId[`#${y.key}`]
+  let removed = 0
+  let text = r.kept ?? 0
+  for (const x of later) {
+    removed += x.entries.length
+    text += x.kept ?? 0
+    for (const y of x.entries) delete s.byId[`#${y.key}`]
+  }
+  const cut = r.entries.splice(ei)
+  removed += cut.length
+  for (const y of cut) delete s.byId[`#${y.key}`]
+  // `r` is the last run again: its answer text no longer counts as an earlier run's
+  delete r.kept
+  s.held = (s.held ?? 0) - removed
+  s.heldText = (s.heldText ?? 0) - text
   const empty = r.entries.length === 0
-  if (empty) s.runs.splice(ri, 1)
+  if (empty) {
+    s.runs.splice(ri, 1)
+    const now = s.runs[s.runs.length - 1]
+    if (now !== undefined) {
+      s.heldText = (s.heldText ?? 0) - (now.kept ?? 0)
+      delete now.kept
+    }
+  }
   for (const x of later) moveDiagnostics(s, x.diags)
   if (empty) moveDiagnostics(s, r.diags)
 }
@@ -576,6 +637,18 @@ export const sessionEnd = (s: SessionState, emit: Emit): void => {
   s.runs = []
   s.byId = {}
   s.pre = newDiagList()
+  s.held = 0
+  s.heldText = 0
+  if (s.released !== undefined) {
+    // the first runs were emitted early: the session was stated then (again only if `$set` renamed it since)
+    if (s.sessionId !== null && s.sessionId !== s.stated) emit(nativeEvent('session/started', {}, { sessionId: s.sessionId, between: true }))
+    for (let k = 0; k < runs.length; k++) emitRun(runs[k] as SessionRun, k === 0 ? pre : null, emit)
+    if (runs.length === 0) {
+      for (const d of pre.list) emit(diagEvent(d))
+      emitDropped(pre.dropped, emit)
+    }
+    return
+  }
   if (runs.length === 0) {
     // a record of the session with no fact: it names the run-less input's session (session/started would be its last word)
     if (s.sessionId !== null) emit(nativeEvent('source/record', {}, { sessionId: s.sessionId, between: true }))
@@ -588,4 +661,32 @@ export const sessionEnd = (s: SessionState, emit: Emit): void => {
     emitRun(runs[k] as SessionRun, k === 0 ? pre : null, emit)
     runs[k] = { entries: [], diags: newDiagList() }
   }
+}
+
+/**
+ * Emits the oldest runs early when the session holds more than {@link MAX_SESSION_ENTRIES} entries or
+ * {@link MAX_SESSION_TEXT} characters of earlier answers: oldest first, never the last run, down to half of
+ * each (so each entry is emitted once and the check is O(1) amortised). Called after each record; a run emitted
+ * here is final (see the module doc).
+ * @internal
+ */
+export const sessionRelease = (s: SessionState, emit: Emit): void => {
+  if ((s.held ?? 0) <= MAX_SESSION_ENTRIES && (s.heldText ?? 0) <= MAX_SESSION_TEXT) return
+  let k = 0
+  while (k < s.runs.length - 1 && ((s.held ?? 0) > MAX_SESSION_ENTRIES / 2 || (s.heldText ?? 0) > MAX_SESSION_TEXT / 2)) {
+    const run = s.runs[k] as SessionRun
+    if (s.released === undefined) {
+      // the session is stated once, before its first run
+      s.stated = s.sessionId
+      if (s.sessionId !== null) emit(nativeEvent('session/started', {}, { sessionId: s.sessionId, between: true }))
+    }
+    emitRun(run, s.released === undefined ? s.pre : null, emit)
+    if (s.released === undefined) s.pre = newDiagList()
+    s.released = (s.released ?? 0) + 1
+    s.held = (s.held ?? 0) - run.entries.length
+    s.heldText = (s.heldText ?? 0) - (run.kept ?? 0)
+    for (const e of run.entries) delete s.byId[`#${e.key}`]
+    k++
+  }
+  if (k > 0) s.runs.splice(0, k)
 }
