@@ -69,9 +69,11 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO): Promise<numb
     }
     const command = commandOf(first)
     if (command === undefined) {
-      io.stderr.write(
-        `run-outcome: unknown command "${forTerminal(first.slice(0, 40))}". Commands: ${Object.keys(commands).join(', ')}.\nTry 'run-outcome --help'.\n`,
-      )
+      // an option before any command (`run-outcome --json file`) is not a command name
+      const what = first.startsWith('-')
+        ? `an option before a command: "${forTerminal(first.slice(0, 40))}"`
+        : `unknown command "${forTerminal(first.slice(0, 40))}"`
+      io.stderr.write(`run-outcome: ${what}. Commands: ${Object.keys(commands).join(', ')}.\nTry 'run-outcome --help'.\n`)
       return EXIT.usage
     }
     return await command.run(rest, io)

@@ -22,6 +22,11 @@ describe('run-outcome main', () => {
     expect(direct.code).toBe(2)
     expect(direct.stderr).not.toContain('internal error')
   })
+  it('an option before any command is named as one, not as an unknown command', async () => {
+    const r = await runCli(['--bogus'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe(`run-outcome: an option before a command: "--bogus". Commands: replay, watch, events, stats, consume.\nTry 'run-outcome --help'.\n`)
+  })
   it('help replay shows the replay help', async () => {
     const r = await runCli(['help', 'replay'])
     expect(r.code).toBe(0)

@@ -72,7 +72,30 @@ describe('run-outcome stats', () => {
       .split('\n')
       .filter((l) => l !== '')
     const stats = JSON.parse((await runCli(['stats', '--json', ...dirs])).stdout)
-    expect(stats.runs).toBe(lines.length)
+    // a file whose records hold no run is one unfinished run in replay (SPEC §1) and a "file with no run" in stats
+    type Line = {
+      ending: { kind: string }
+      source: { file: string }
+      startedAt: unknown
+      turns: number
+      toolCalls: number
+      usage: { byModel: object; inputTokens: number; outputTokens: number }
+    }
+    const parsed = lines.map((l) => JSON.parse(l) as Line)
+    const perFile = new Map<string, number>()
+    for (const r of parsed) perFile.set(r.source.file, (perFile.get(r.source.file) ?? 0) + 1)
+    const placeholders = parsed.filter(
+      (r) =>
+        perFile.get(r.source.file) === 1 &&
+        r.ending.kind === 'unfinished' &&
+        r.startedAt === null &&
+        r.turns === 0 &&
+        r.toolCalls === 0 &&
+        Object.keys(r.usage.byModel).length === 0 &&
+        r.usage.inputTokens + r.usage.outputTokens === 0,
+    ).length
+    expect(stats.filesWithoutRuns).toBe(placeholders)
+    expect(stats.runs).toBe(lines.length - placeholders)
     expect(lines.length).toBeGreaterThan(40)
     expect(all).toBeTruthy()
   })

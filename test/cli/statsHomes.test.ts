@@ -124,20 +124,20 @@ describe('stats with no path: the usual places of a home', () => {
 })
 
 describe('stats groups on the home tree', () => {
-  it('--by project: the Claude Code project folder, the Codex working directory, the Gemini project', async () => {
+  it('--by project: the Claude Code and Codex working directory (one repository is one row for both), the Gemini project', async () => {
     const r = await stats('--by', 'project')
     expect(runsOf(r.json.groups)).toStrictEqual({
-      '-Users-user-Dev-sourceborn-src-agent-workflows-monorepo-v2': 6,
-      '-Users-user-Develop-slopus-happy-cli': 2,
-      '-path-to-Demo': 2,
+      '/Users/user/Dev/sourceborn/src/agent-workflows-monorepo-v2': 6,
+      '/Users/user/Develop/slopus/happy-cli': 2,
+      '/path/to/Demo': 2,
       '/Users/user/Dev/example/src/example-labs-monorepo-v2': 5,
       'gemini:cde65581': 2,
     })
     const g = r.json.groups
-    expect(g['-path-to-Demo']?.tokens).toMatchObject({ inputTokens: 222, cacheReadTokens: 427_478, cacheWriteTokens: 60_445, outputTokens: 4_582 })
-    expect(usd(g['-path-to-Demo'])).toBe(0.424308)
-    expect(usd(g['-Users-user-Develop-slopus-happy-cli'])).toBe(0.935801)
-    expect(usd(g['-Users-user-Dev-sourceborn-src-agent-workflows-monorepo-v2'])).toBe(0.483402)
+    expect(g['/path/to/Demo']?.tokens).toMatchObject({ inputTokens: 222, cacheReadTokens: 427_478, cacheWriteTokens: 60_445, outputTokens: 4_582 })
+    expect(usd(g['/path/to/Demo'])).toBe(0.424308)
+    expect(usd(g['/Users/user/Develop/slopus/happy-cli'])).toBe(0.935801)
+    expect(usd(g['/Users/user/Dev/sourceborn/src/agent-workflows-monorepo-v2'])).toBe(0.483402)
   })
 
   it('--by session --breakdown: one group per log file, with its models', async () => {
@@ -151,7 +151,7 @@ describe('stats groups on the home tree', () => {
       project: string
       sessionId: string
     }
-    expect(demo.project).toBe('-path-to-Demo')
+    expect(demo.project).toBe('/path/to/Demo')
     expect(demo.sessionId).toBe('5c0375b4-57a5-4f26-b12d-d022ee4e51b7')
     expect(Object.keys(demo.models ?? {})).toStrictEqual(['claude-sonnet-4-20250514'])
     expect(demo.models?.['claude-sonnet-4-20250514']?.tokens).toMatchObject({

@@ -88,7 +88,7 @@ const runInPane = async (name: string, args: ReadonlyArray<string>): Promise<{ d
 describe.skipIf(!hasTmux || !existsSync(binPath))('at 80 columns in tmux, nothing wraps', () => {
   it.each([
     ['stats', ['stats'], 'cost ~$2.54 estimated (17 runs)'],
-    ['session', ['stats', '--by', 'session', '--breakdown'], '│ Develop-slopus-happy-cli/task_sdk │'],
+    ['session', ['stats', '--by', 'session', '--breakdown'], '│ happy-cli/task_sdk   │ 2025-08-11 │'],
     ['brief', ['replay', '--brief'], 'rollout-2025'],
   ] as const)('%s', async (name, args, shows) => {
     const { drawn, joined } = await runInPane(name, args)

@@ -112,3 +112,17 @@ export const afterBound = (b: TimeBound, ms: number, local: string): boolean => 
 /** `true` when a run at `ms` (local time `local`) is at or before the bound (a date bound includes its whole day). @since 0.2.0 */
 export const beforeBound = (b: TimeBound, ms: number, local: string): boolean =>
   b.kind === 'instant' ? ms <= b.ms : local.slice(0, b.prefix.length) <= b.prefix
+
+/**
+ * `true` when no time is both at or after `since` and at or before `until` in `zone` (`--since` later than
+ * `--until`): a usage error rather than a report of 0 runs.
+ * @example rangeIsEmpty(parseBound('20251001')!, parseBound('20250901')!, 'UTC') // => true
+ * @since 0.2.0
+ */
+export const rangeIsEmpty = (since: TimeBound, until: TimeBound, zone: string): boolean => {
+  if (since.kind === 'instant' && until.kind === 'instant') return since.ms > until.ms
+  // in local time: the earliest time since allows, against the latest until allows (a prefix covers its whole span)
+  const from = since.kind === 'instant' ? localTime(since.ms, zone) : since.prefix
+  if (until.kind === 'instant') return from > localTime(until.ms, zone)
+  return from.slice(0, until.prefix.length) > until.prefix
+}
