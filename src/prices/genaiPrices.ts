@@ -22,6 +22,7 @@ import { dirname, join } from 'node:path'
 import type * as GenaiPrices from '@pydantic/genai-prices'
 import type { CostEstimator } from '../core/fold.js'
 import { priceTableEstimator, type PriceTable } from '../core/prices.js'
+import { checkedPlan, type FlatRates, flatPrice } from './flatRates.js'
 import type { UsageBuckets } from '../core/RunResult.js'
 import { msFromIso } from '../core/time.js'
 
@@ -129,8 +130,9 @@ export interface BundledEstimatorOptions {
 /**
  * A {@link CostEstimator} over the bundled genai-prices data: USD for one request, or `undefined` when the model
  * is unknown to the data (or named `unknown`, the fold's name for a request without a model). Never throws.
- * Each call is one `calcPrice(genaiUsage(usage), model, { providerId, timestamp })`; the provider chosen for a
- * model name is remembered. An optional third argument (the request's time, ISO-8601 or epoch ms) prices that
+ * Each call gives what `calcPrice(genaiUsage(usage), model, { providerId, timestamp })` gives, to the bit; for a
+ * model with flat rates on that day it is computed by a checked plan instead of the library's unit algebra
+ * (`flatRates.ts`). The provider chosen for a model name is remembered. An optional third argument (the request's time, ISO-8601 or epoch ms) prices that
  * request at the prices of that day.
  * @example bundledEstimator()('claude-sonnet-4-20250514', { inputTokens: 1e6, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }) // => 3
  * @since 0.2.0
@@ -149,6 +151,8 @@ export const bundledEstimator = (
     }
     return l
   }
+  // per model and UTC day: the flat-rate plan that reproduces calcPrice exactly, or null (calcPrice each time)
+  const plans = new Map<string, FlatRates | null>()
   return (model: string, usage: UsageBuckets, at?: string | number): number | undefined => {
     const l = lookup(model)
     if (l === null) return undefined
@@ -157,8 +161,20 @@ export const bundledEstimator = (
       const t = typeof at === 'number' ? at : msFromIso(at)
       if (Number.isFinite(t)) when = new Date(t)
     }
+    const options = { ...(l.providerId !== undefined ? { providerId: l.providerId } : {}), timestamp: when }
+    const key = `${Math.floor(when.getTime() / 86_400_000)}|${model}`
+    let plan = plans.get(key)
+    if (plan === undefined) {
+      plan = checkedPlan(genai(), l.name, options) ?? null
+      if (plans.size >= MEMO_MAX) plans.clear()
+      plans.set(key, plan)
+    }
+    if (plan !== null) {
+      const fast = flatPrice(plan, genaiUsage(usage))
+      if (fast !== undefined) return Number.isFinite(fast.total_price) ? fast.total_price : undefined
+    }
     try {
-      const r = genai().calcPrice(genaiUsage(usage), l.name, { ...(l.providerId !== undefined ? { providerId: l.providerId } : {}), timestamp: when })
+      const r = genai().calcPrice(genaiUsage(usage), l.name, options)
       return r === null || !Number.isFinite(r.total_price) ? undefined : r.total_price
     } catch {
       return undefined
