@@ -66,6 +66,15 @@ const failingInput = (code: string, message: string): AsyncIterable<Uint8Array> 
   }),
 })
 
+// /dev/null (or another character device that is no terminal) on fd 0: nothing can be piped in
+const stdinIsDevice = (() => {
+  try {
+    return process.stdin.isTTY !== true && fstatSync(0).isCharacterDevice()
+  } catch {
+    return false
+  }
+})()
+
 // Node hands a directory on fd 0 to the program as an empty stream: say what it is instead
 const stdinIsDirectory = (() => {
   try {
@@ -133,6 +142,7 @@ const io: CliIO = {
   stdout,
   stderr,
   env: process.env,
+  ...(stdinIsDevice ? { stdinPiped: false } : {}),
   onSignal: (signal: Signal, handler: () => void) => {
     const list = handlers.get(signal) as Array<() => void>
     list.push(handler)

@@ -25,6 +25,12 @@ export interface CliIO {
   readonly stderr: TextSink
   readonly env: Readonly<Record<string, string | undefined>>
   /**
+   * `false` when nothing can be piped in on standard input although it is no terminal: `/dev/null` or another
+   * character device (`replay </dev/null` from cron or CI). Commands that read the usual places when nothing is
+   * piped in treat it as a terminal. Absent: decided by `stdin.isTTY` alone.
+   */
+  readonly stdinPiped?: boolean
+  /**
    * Registers a handler for Ctrl-C (SIGINT), SIGTERM or SIGHUP; returns a function that removes it. Absent in
    * tests. Without a handler, the executable finishes the output in flight and ends by the signal.
    */

@@ -33,7 +33,8 @@ one result per run), or - for standard input (the default when no input is given
 A line over the line cap (${LINE_CAP_TEXT}) is skipped with a
 note naming its line and size, never parsed: memory stays bounded by the cap.
 
-With no input and no pipe, it reads the usual places (as run-outcome stats does):
+With no input and nothing piped in (a terminal, or /dev/null as from cron), it reads the
+usual places (as run-outcome stats does):
 ~/.claude/projects, $CODEX_HOME/sessions and archived_sessions, ~/.gemini/tmp.
 
 Options:
@@ -147,8 +148,8 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
     seenFiles: new Set<string>(),
   }
   let inputs = parsed.positionals.length > 0 ? parsed.positionals : ['-']
-  if (inputs.includes('-') && io.stdin.isTTY === true && parsed.positionals.length === 0) {
-    // nothing piped in: the usual places, as stats reads them
+  if (inputs.includes('-') && (io.stdin.isTTY === true || io.stdinPiped === false) && parsed.positionals.length === 0) {
+    // nothing piped in (a terminal, or /dev/null from cron or CI): the usual places, as stats reads them
     const homes = (await findLogHomes(io.env)).filter((h) => h.folders.length > 0)
     if (homes.length === 0) {
       io.stderr.write(`run-outcome replay: no input. Give a log file or directory, or pipe a log into standard input.\nTry 'run-outcome replay --help'.\n`)
