@@ -136,8 +136,6 @@ const costCell = (g: GroupTotals): string => {
   return `${g.runsWithEstimatedCost > 0 ? '~' : ''}${usdText(g.costUsd)}${g.runsWithoutCost > 0 ? '+' : ''}`
 }
 
-const short = shortNumber
-
 /** A model name without its date stamp (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`), for narrow tables. */
 const shortModel = (m: string): string => m.replace(/-20\d{6}$/, '')
 
@@ -194,7 +192,7 @@ const groupTable = (by: GroupBy, rows: ReadonlyArray<Row>, total: GroupTotals, s
       })
       return { cols, cells }
     }
-    const n = layout === 'narrow' ? num : short
+    const n = layout === 'narrow' ? num : shortNumber
     const ok = layout !== 'minimal'
     const cols: Array<Column> = [key]
     // the session view keeps its last-activity date at any width (what `--order` sorts on; ccusage shows it too)

@@ -27,8 +27,8 @@ export interface FlatRates {
   readonly writeListed: boolean
 }
 
-/** genai-prices' usage object (the whole prompt in `input_tokens`, the cache buckets parts of it). */
-export interface GenaiUsage {
+/** genai-prices' usage object for one request: `input_tokens` is the whole prompt, cache buckets parts of it. @since 0.2.0 */
+export type GenaiUsage = {
   readonly input_tokens: number
   readonly cache_read_tokens: number
   readonly cache_write_tokens: number
@@ -103,7 +103,7 @@ export const checkedPlan = (
   options: { readonly providerId?: string; readonly timestamp: Date },
 ): FlatRates | undefined => {
   try {
-    const first = lib.calcPrice({ ...(PROBES[0] as GenaiUsage) }, name, options)
+    const first = lib.calcPrice(PROBES[0] as GenaiUsage, name, options)
     if (first === null) return undefined
     // a price with a time-of-day constraint changes within the day the plan is kept for
     if (Array.isArray(first.model.prices) && first.model.prices.some((c) => (c.constraint as { type?: string } | undefined)?.type === 'time_of_date'))
@@ -111,7 +111,7 @@ export const checkedPlan = (
     const plan = planOf(first.model_price as Record<string, unknown>)
     if (plan === undefined) return undefined
     for (const probe of PROBES) {
-      const want = lib.calcPrice({ ...probe }, name, options)
+      const want = lib.calcPrice(probe, name, options)
       const got = flatPrice(plan, probe)
       if (want === null || got === undefined) return undefined
       if (!Object.is(want.input_price, got.input_price) || !Object.is(want.output_price, got.output_price) || !Object.is(want.total_price, got.total_price))

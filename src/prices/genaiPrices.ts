@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path'
 import type * as GenaiPrices from '@pydantic/genai-prices'
 import type { CostEstimator } from '../core/fold.js'
 import { priceTableEstimator, type PriceTable } from '../core/prices.js'
-import { checkedPlan, type FlatRates, flatPrice } from './flatRates.js'
+import { checkedPlan, type FlatRates, flatPrice, type GenaiUsage } from './flatRates.js'
 import type { UsageBuckets } from '../core/RunResult.js'
 import { msFromIso } from '../core/time.js'
 
@@ -47,13 +47,7 @@ export const PRICE_DATA_VERSION: string = (() => {
   }
 })()
 
-/** genai-prices' usage object for one request: `input_tokens` is the whole prompt, cache buckets parts of it. @since 0.2.0 */
-export type GenaiUsage = {
-  readonly input_tokens: number
-  readonly cache_read_tokens: number
-  readonly cache_write_tokens: number
-  readonly output_tokens: number
-}
+export type { GenaiUsage } from './flatRates.js'
 
 /**
  * Our disjoint buckets (tokens) as genai-prices' usage: `input_tokens` = uncached input + cache read + cache write;

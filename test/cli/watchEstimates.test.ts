@@ -7,8 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.js'
 import { runCli } from '../support/cli.js'
+import { watchOnTty } from '../support/watchTty.js'
 
 // a Claude Code transcript of one run: a prompt, and an answer with usage but no cost (transcripts report none)
 const rec = (type: string, uuid: string, message: object): string =>
@@ -80,24 +80,8 @@ describe('watch estimates costs', () => {
     expect(bad.stderr).toContain('is not valid JSON')
   })
   it('the status line shows the open run’s estimated cost with ~', async () => {
-    let stderr = ''
-    const stdin = (async function* () {
-      yield Buffer.from(log)
-      // the input pauses on the open run (a transcript's run ends at the next prompt or the end): the status is drawn
-      await new Promise((r) => setTimeout(r, 500))
-    })()
-    const code = await main(['watch'], {
-      stdin,
-      stdout: { write: () => true },
-      stderr: {
-        write: (s: string) => {
-          stderr += s
-        },
-        isTTY: true,
-        columns: 300,
-      },
-      env: { NO_COLOR: '1' },
-    })
+    // the input pauses on the open run (a transcript's run ends at the next prompt or the end): the status is drawn
+    const { code, stderr } = await watchOnTty([], log, 300)
     expect(code, stderr).toBe(0)
     const w = JSON.parse((await runCli(['watch', '--json'], log)).stdout.split('\n')[0] as string)
     expect(stderr).toContain(`~$${w.cost.totalUsd.toFixed(4)}`)

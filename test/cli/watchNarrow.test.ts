@@ -4,30 +4,14 @@
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.js'
+import { watchOnTty } from '../support/watchTty.js'
 import { textWidth } from '../../src/cli/stats/table.js'
 
 const log = readFileSync(new URL('../fixtures/claude-code-transcript/full-session-two.jsonl', import.meta.url), 'utf8')
 
 const statusLines = async (columns: number): Promise<Array<string>> => {
-  let stderr = ''
-  const stdin = (async function* () {
-    yield Buffer.from(log.split('\n').slice(0, 12).join('\n') + '\n')
-    // the input pauses on the open run: the status line is drawn
-    await new Promise((r) => setTimeout(r, 500))
-  })()
-  await main(['watch'], {
-    stdin,
-    stdout: { write: () => true },
-    stderr: {
-      write: (s: string) => {
-        stderr += s
-      },
-      isTTY: true,
-      columns,
-    },
-    env: { NO_COLOR: '1' },
-  })
+  // the input pauses on the open run: the status line is drawn
+  const { stderr } = await watchOnTty([], `${log.split('\n').slice(0, 12).join('\n')}\n`, columns)
   // each drawing starts with \r and an erase-line; what follows up to the next one is the line shown
   return stderr
     .split('\r\u001b[K')

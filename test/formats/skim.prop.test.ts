@@ -14,6 +14,7 @@ import { skimCounts, type SkimMode } from '../../src/formats/skim/skim.js'
 import { replayStream } from '../../src/node/replay.js'
 import { numRuns } from '../support/arbitraries.js'
 import { loadSeeds, mutation } from '../reliability/support/mutate.js'
+import { Rng } from '../reliability/support/mutate.js'
 
 const ROOT = join(import.meta.dirname, '../..')
 const FIXTURES = join(ROOT, 'test/fixtures')
@@ -76,15 +77,10 @@ const reserialise = (v: unknown, rnd: () => number): string => {
   return JSON.stringify(v)
 }
 
+/** A seeded source of numbers in [0, 1) (the reliability suite's mulberry32). */
 const rndOf = (seed: number): (() => number) => {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const rng = new Rng(seed)
+  return () => rng.next()
 }
 
 /** Hand-made mutations of one line (as text or bytes): each keeps or breaks JSON in a way the skim must match. */

@@ -8,6 +8,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { compileSkim, DECLINE, reduceParsed, skimLine } from '../../src/formats/skim/skim.js'
 import { numRuns } from '../support/arbitraries.js'
+import { Rng } from '../reliability/support/mutate.js'
 
 const SPEC = compileSkim({
   type: true,
@@ -60,15 +61,10 @@ const serialise = (v: unknown, rnd: () => number, ws: ReadonlyArray<string>): st
   return JSON.stringify(v) ?? 'null'
 }
 
+/** A seeded source of numbers in [0, 1) (the reliability suite's mulberry32). */
 const rndOf = (seed: number): (() => number) => {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const rng = new Rng(seed)
+  return () => rng.next()
 }
 
 /** Objects whose keys often are the spec's, nested, with any JSON value below. */

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { NatsConnection } from '@nats-io/transport-node'
 import { binPath, repoRoot } from '../support/cli.js'
+import { Rng } from '../reliability/support/mutate.js'
 
 /** `true` when the nats-server binary is on PATH (CI installs it: .ci/run). */
 export const hasNatsServer = (): boolean => {
@@ -267,16 +268,10 @@ export const spawnWorker = (args: ReadonlyArray<string>): Worker => {
   }
 }
 
-/** Deterministic PRNG (mulberry32). */
+/** Deterministic PRNG (the reliability suite's mulberry32). */
 export const prng = (seed: number): (() => number) => {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const rng = new Rng(seed)
+  return () => rng.next()
 }
 
 type Ev = Record<string, unknown>

@@ -116,70 +116,60 @@ export const toRecord = (run: RunResult, file: string, index: number, accept: Re
 
 const HEAD_MAX = 1024 * 1024
 
-/** The first line of a file (gzip too), up to 1 MiB; `undefined` when it cannot be read. */
+/**
+ * The lines at the head of a file (gzip too), as bytes without their newline: every complete line among its first
+ * `maxBytes` bytes, and the last line of a shorter file even without a newline. Nothing when it cannot be read;
+ * the file is closed when the caller stops.
+ */
+async function* headLines(file: string, maxBytes: number): AsyncGenerator<Buffer> {
+  let raw: ReturnType<typeof createReadStream> | undefined
+  try {
+    raw = createReadStream(file, { highWaterMark: 64 * 1024 })
+    const source: AsyncIterable<Buffer> = file.toLowerCase().endsWith('.gz') ? raw.pipe(createGunzip()) : raw
+    let pending: Buffer = Buffer.alloc(0)
+    let size = 0
+    for await (const chunk of source) {
+      size += chunk.length
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+      let start = 0
+      for (let end = pending.indexOf(10); end !== -1; end = pending.indexOf(10, start)) {
+        yield pending.subarray(start, end)
+        start = end + 1
+      }
+      pending = pending.subarray(start)
+      // past the head: a line still open there is cut, not yielded
+      if (size > maxBytes) return
+    }
+    if (pending.length > 0) yield pending
+  } catch {
+    // unreadable: no lines
+  } finally {
+    raw?.destroy()
+  }
+}
+
 /**
  * The `cwd` of the first Claude Code transcript record in the file's first 256 KiB that names one (user and
  * assistant records do; a leading `summary` does not), or `undefined`. Reading stops at that record; only lines
  * that name a `cwd` are parsed.
  */
 const claudeCwdOf = async (file: string): Promise<string | undefined> => {
-  try {
-    const raw = createReadStream(file, { highWaterMark: 64 * 1024 })
-    const source: AsyncIterable<Buffer> = file.toLowerCase().endsWith('.gz') ? raw.pipe(createGunzip()) : raw
-    let pending: Buffer = Buffer.alloc(0)
-    let size = 0
+  for await (const line of headLines(file, 256 * 1024)) {
+    if (line.indexOf('"cwd"') === -1) continue
     try {
-      for await (const chunk of source) {
-        size += chunk.length
-        pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
-        let start = 0
-        for (let end = pending.indexOf(10); end !== -1; end = pending.indexOf(10, start)) {
-          const line = pending.subarray(start, end)
-          start = end + 1
-          if (line.indexOf('"cwd"') === -1) continue
-          try {
-            const rec = JSON.parse(line.toString('utf8')) as { cwd?: unknown }
-            if (typeof rec.cwd === 'string' && rec.cwd !== '') return rec.cwd
-          } catch {
-            // not JSON: the next line
-          }
-        }
-        pending = pending.subarray(start)
-        if (size >= 256 * 1024) return undefined
-      }
-    } finally {
-      raw.destroy()
+      const rec = JSON.parse(line.toString('utf8')) as { cwd?: unknown }
+      if (typeof rec.cwd === 'string' && rec.cwd !== '') return rec.cwd
+    } catch {
+      // not JSON: the next line
     }
-  } catch {
-    // unreadable: no project named from it
   }
   return undefined
 }
 
+/** The first line of a file (gzip too), up to 1 MiB; `undefined` when it cannot be read or is longer. */
 const firstLine = async (file: string): Promise<string | undefined> => {
-  try {
-    const raw = createReadStream(file, { highWaterMark: 64 * 1024 })
-    const source: AsyncIterable<Buffer> = file.toLowerCase().endsWith('.gz') ? raw.pipe(createGunzip()) : raw
-    const parts: Array<Buffer> = []
-    let size = 0
-    try {
-      for await (const chunk of source) {
-        const nl = chunk.indexOf(10)
-        if (nl >= 0) {
-          parts.push(chunk.subarray(0, nl))
-          break
-        }
-        parts.push(chunk)
-        size += chunk.length
-        if (size > HEAD_MAX) return undefined
-      }
-    } finally {
-      raw.destroy()
-    }
-    return Buffer.concat(parts).toString('utf8')
-  } catch {
-    return undefined
-  }
+  for await (const line of headLines(file, HEAD_MAX)) return line.toString('utf8')
+  return undefined
 }
 
 /**
