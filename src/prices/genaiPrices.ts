@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path'
 import type * as GenaiPrices from '@pydantic/genai-prices'
 import type { CostEstimator } from '../core/fold.js'
 import { priceTableEstimator, type PriceTable } from '../core/prices.js'
-import { checkedPlan, type FlatRates, flatPrice, type GenaiUsage } from './flatRates.js'
+import { checkedPlan, type FlatRates, type GenaiUsage, planTotal } from './flatRates.js'
 import type { UsageBuckets } from '../core/RunResult.js'
 import { msFromIso } from '../core/time.js'
 
@@ -121,13 +121,25 @@ export interface BundledEstimatorOptions {
   readonly at?: Date
 }
 
+const DAY_MS = 86_400_000
+
+/** What the estimator keeps per model name: how it is looked up, and per UTC day the checked plan (or `null`). */
+interface ModelEntry {
+  readonly lookup: Lookup | null
+  /** The last day asked for (days since the epoch) and its plan: the fold's requests all take the same day. */
+  day: number
+  plan: FlatRates | null
+  readonly plans: Map<number, FlatRates | null>
+}
+
 /**
  * A {@link CostEstimator} over the bundled genai-prices data: USD for one request, or `undefined` when the model
  * is unknown to the data (or named `unknown`, the fold's name for a request without a model). Never throws.
  * Each call gives what `calcPrice(genaiUsage(usage), model, { providerId, timestamp })` gives, to the bit; for a
- * model with flat rates on that day it is computed by a checked plan instead of the library's unit algebra
- * (`flatRates.ts`). The provider chosen for a model name is remembered. An optional third argument (the request's time, ISO-8601 or epoch ms) prices that
- * request at the prices of that day.
+ * model whose price on that day has per-token rates (flat, or tiered by prompt size) it is computed by a checked
+ * plan instead of the library's unit algebra (`flatRates.ts`). The provider chosen for a model name and the plan
+ * of each model and UTC day are remembered, so a request costs a few arithmetic operations. An optional third
+ * argument (the request's time, ISO-8601 or epoch ms) prices that request at the prices of that day.
  * @example bundledEstimator()('claude-sonnet-4-20250514', { inputTokens: 1e6, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }) // => 3
  * @since 0.2.0
  */
@@ -135,40 +147,59 @@ export const bundledEstimator = (
   options: BundledEstimatorOptions = {},
 ): CostEstimator & ((model: string, usage: UsageBuckets, at?: string | number) => number | undefined) => {
   const fixed = options.at ?? new Date()
-  const memo = new Map<string, Lookup | null>()
-  const lookup = (model: string): Lookup | null => {
-    let l = memo.get(model)
-    if (l === undefined) {
-      l = model === 'unknown' || model.trim() === '' ? null : (candidates(model).find((c) => priced(c, fixed)) ?? null)
+  const fixedMs = fixed.getTime()
+  const memo = new Map<string, ModelEntry>()
+  const entryOf = (model: string): ModelEntry => {
+    let e = memo.get(model)
+    if (e === undefined) {
+      const lookup = model === 'unknown' || model.trim() === '' ? null : (candidates(model).find((c) => priced(c, fixed)) ?? null)
+      e = { lookup, day: Number.NaN, plan: null, plans: new Map() }
       if (memo.size >= MEMO_MAX) memo.clear()
-      memo.set(model, l)
+      memo.set(model, e)
     }
-    return l
+    return e
   }
-  // per model and UTC day: the flat-rate plan that reproduces calcPrice exactly, or null (calcPrice each time)
-  const plans = new Map<string, FlatRates | null>()
+  const optionsOf = (l: Lookup, when: Date): { providerId?: string; timestamp: Date } =>
+    l.providerId !== undefined ? { providerId: l.providerId, timestamp: when } : { timestamp: when }
+  // the last model asked for: a log's requests mostly name one model
+  let lastModel: string | undefined
+  let last: ModelEntry | undefined
   return (model: string, usage: UsageBuckets, at?: string | number): number | undefined => {
-    const l = lookup(model)
+    let e: ModelEntry
+    if (model === lastModel && last !== undefined) e = last
+    else {
+      e = entryOf(model)
+      lastModel = model
+      last = e
+    }
+    const l = e.lookup
     if (l === null) return undefined
-    let when = fixed
+    let ms = fixedMs
     if (at !== undefined) {
       const t = typeof at === 'number' ? at : msFromIso(at)
-      if (Number.isFinite(t)) when = new Date(t)
+      if (Number.isFinite(t)) ms = t
     }
-    const options = { ...(l.providerId !== undefined ? { providerId: l.providerId } : {}), timestamp: when }
-    const key = `${Math.floor(when.getTime() / 86_400_000)}|${model}`
-    let plan = plans.get(key)
-    if (plan === undefined) {
-      plan = checkedPlan(genai(), l.name, options) ?? null
-      if (plans.size >= MEMO_MAX) plans.clear()
-      plans.set(key, plan)
+    const day = Math.floor(ms / DAY_MS)
+    if (day !== e.day) {
+      let plan = e.plans.get(day)
+      if (plan === undefined) {
+        plan = checkedPlan(genai(), l.name, optionsOf(l, new Date(ms))) ?? null
+        if (e.plans.size >= MEMO_MAX) e.plans.clear()
+        e.plans.set(day, plan)
+      }
+      e.day = day
+      e.plan = plan
     }
-    if (plan !== null) {
-      const fast = flatPrice(plan, genaiUsage(usage))
-      if (fast !== undefined) return Number.isFinite(fast.total_price) ? fast.total_price : undefined
+    const { inputTokens, cacheReadTokens, cacheWriteTokens, outputTokens } = usage
+    // genaiUsage's input_tokens, summed in the same order
+    const all = inputTokens + cacheReadTokens + cacheWriteTokens
+    if (e.plan !== null) {
+      const fast = planTotal(e.plan, all, cacheReadTokens, cacheWriteTokens, outputTokens)
+      // NaN: counts the plan does not take (the library decides); a non-finite sum is no estimate either way
+      if (!Number.isNaN(fast)) return Number.isFinite(fast) ? fast : undefined
     }
     try {
-      const r = genai().calcPrice(genaiUsage(usage), l.name, options)
+      const r = genai().calcPrice(genaiUsage(usage), l.name, optionsOf(l, ms === fixedMs ? fixed : new Date(ms)))
       return r === null || !Number.isFinite(r.total_price) ? undefined : r.total_price
     } catch {
       return undefined
