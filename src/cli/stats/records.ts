@@ -15,7 +15,8 @@ import type { CostEstimator } from '../../core/fold.js'
 import type { EndingKind } from '../../core/RunEnding.js'
 import { isProtocolError } from '../../core/ProtocolError.js'
 import type { RunResult } from '../../core/RunResult.js'
-import { attachSubagents, subagentFilesOf } from '../../node/claudeSubagents.js'
+import { attachSubagents, subagentFilesOfSync } from '../../node/claudeSubagents.js'
+import { fileChunks } from '../../node/fileChunks.js'
 import { SeenRecords } from '../../formats/claudeCode/seen.js'
 import { ReplayError, replayStream } from '../../node/replay.js'
 import { estimatorOf, type EstimateSettings } from '../../prices/genaiPrices.js'
@@ -149,12 +150,41 @@ async function* headLines(file: string, maxBytes: number): AsyncGenerator<Buffer
 }
 
 /**
- * The `cwd` of the first Claude Code transcript record in the file's first 256 KiB that names one (user and
- * assistant records do; a leading `summary` does not), or `undefined`. Reading stops at that record; only lines
- * that name a `cwd` are parsed.
+ * The first bytes of a file as its reader already read them (`whole`: the file ends there), so the project can
+ * be found without opening the file again. @since 0.2.0
  */
-const claudeCwdOf = async (file: string): Promise<string | undefined> => {
-  for await (const line of headLines(file, 256 * 1024)) {
+export interface FileHead {
+  readonly bytes: Buffer
+  readonly whole: boolean
+}
+
+/** How far `headLines(file, maxBytes)` reads: to the end of the 64 KiB chunk that passes `maxBytes`. */
+const headReach = (maxBytes: number): number => 65536 * (Math.floor(maxBytes / 65536) + 1)
+
+/**
+ * The lines {@link headLines} gives for `maxBytes`, out of bytes already read: every line whose newline lies within
+ * its reach, and the last line of a file no longer than `maxBytes`. `undefined` when `head` does not cover that
+ * reach (a longer file whose first chunk ends before it), unless `firstOnly` and its first line ends in it.
+ */
+const headLinesIn = (head: FileHead, maxBytes: number, firstOnly: boolean): Array<Buffer> | undefined => {
+  const { bytes, whole } = head
+  const reach = headReach(maxBytes)
+  if (!whole && bytes.length < reach && !(firstOnly && bytes.indexOf(10) !== -1)) return undefined
+  const limit = Math.min(bytes.length, reach)
+  const out: Array<Buffer> = []
+  let start = 0
+  for (let nl = bytes.indexOf(10); nl !== -1 && nl < limit; nl = bytes.indexOf(10, start)) {
+    out.push(bytes.subarray(start, nl))
+    start = nl + 1
+    if (firstOnly) return out
+  }
+  if (whole && bytes.length <= maxBytes && start < bytes.length) out.push(bytes.subarray(start))
+  return out
+}
+
+/** The `cwd` of the first line among `lines` that names one, or `undefined`; only lines that name a `cwd` are parsed. */
+const cwdAmong = (lines: Iterable<Buffer>): string | undefined => {
+  for (const line of lines) {
     if (line.indexOf('"cwd"') === -1) continue
     try {
       const rec = JSON.parse(line.toString('utf8')) as { cwd?: unknown }
@@ -166,8 +196,27 @@ const claudeCwdOf = async (file: string): Promise<string | undefined> => {
   return undefined
 }
 
-/** The first line of a file (gzip too), up to 1 MiB; `undefined` when it cannot be read or is longer. */
-const firstLine = async (file: string): Promise<string | undefined> => {
+/**
+ * The `cwd` of the first Claude Code transcript record in the file's first 256 KiB that names one (user and
+ * assistant records do; a leading `summary` does not), or `undefined`. Reading stops at that record; only lines
+ * that name a `cwd` are parsed. From `head` when it covers those bytes, else read from the file.
+ */
+const claudeCwdOf = async (file: string, head: FileHead | undefined): Promise<string | undefined> => {
+  const lines = head !== undefined ? headLinesIn(head, CWD_HEAD, false) : undefined
+  if (lines !== undefined) return cwdAmong(lines)
+  for await (const line of headLines(file, CWD_HEAD)) {
+    const cwd = cwdAmong([line])
+    if (cwd !== undefined) return cwd
+  }
+  return undefined
+}
+
+const CWD_HEAD = 256 * 1024
+
+/** The first line of a file (gzip too), up to 1 MiB; `undefined` when it cannot be read or is longer. From `head` when it holds it. */
+const firstLine = async (file: string, head: FileHead | undefined): Promise<string | undefined> => {
+  const lines = head !== undefined ? headLinesIn(head, HEAD_MAX, true) : undefined
+  if (lines !== undefined) return lines[0]?.toString('utf8')
   for await (const line of headLines(file, HEAD_MAX)) return line.toString('utf8')
   return undefined
 }
@@ -176,23 +225,24 @@ const firstLine = async (file: string): Promise<string | undefined> => {
  * The project of a log file, by its format and place: Claude Code, the folder under `projects/` (as Claude Code
  * names it, e.g. `-Users-me-app`); Codex, the `cwd` of its `session_meta` record; Gemini, the folder's
  * `.project_root` when written, else `gemini:` and the start of the project hash; any other, the file's folder.
- * `null` when nothing names one (a Codex log without `session_meta`, standard input).
+ * `null` when nothing names one (a Codex log without `session_meta`, standard input). With `head` (the first bytes
+ * the replay read), the Claude Code and Codex answers come from them when they cover what would be read.
  * @since 0.2.0
  */
-export const projectOf = async (file: string, format: string): Promise<string | null> => {
+export const projectOf = async (file: string, format: string, head?: FileHead): Promise<string | null> => {
   if (file === '-') return null
   const parts = file.split(/[\\/]/)
   if (format === 'claude-code') {
     // the session's working directory, as Codex names its project (so one repository is one row for both);
     // else the project folder (`~/.claude/projects/<encoded cwd>`)
-    const cwd = await claudeCwdOf(file)
+    const cwd = await claudeCwdOf(file, head)
     if (cwd !== undefined) return cwd
     const i = parts.lastIndexOf('projects')
     if (i >= 0 && i < parts.length - 2) return parts[i + 1] as string
     return basename(dirname(file))
   }
   if (format === 'codex') {
-    const line = await firstLine(file)
+    const line = await firstLine(file, head)
     if (line !== undefined) {
       try {
         const rec = JSON.parse(line) as { type?: unknown; payload?: { cwd?: unknown } }
@@ -245,6 +295,30 @@ const failure = (file: string, e: unknown, runs: Array<RunRecord>, format: strin
   return { file, ok: false, why: 'unreadable', message: `cannot read ${file}` }
 }
 
+/** The chunk size `stats` reads files in (bytes): most transcripts are one chunk. */
+const CHUNK_BYTES = 1024 * 1024
+
+/** Whether a session file has subagent files (a folder that cannot be listed counts as none). */
+const subagentsOf = (path: string): boolean => {
+  try {
+    return subagentFilesOfSync(path).length > 0
+  } catch {
+    return false
+  }
+}
+
+/** The chunks of `source`, telling `onFirst` the first one. */
+async function* firstChunk(source: AsyncIterable<Buffer>, onFirst: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
+  let first = true
+  for await (const c of source) {
+    if (first) {
+      first = false
+      onFirst(c)
+    }
+    yield c
+  }
+}
+
 /**
  * Reads one log file into run records (a Claude Code session's subagent files with it). With `seen` (shared by
  * the files of one input read in one thread), a Claude Code transcript record an earlier file holds too counts
@@ -259,9 +333,14 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
   const records: Array<RunRecord> = []
   try {
     // a Claude Code session with subagent files: its runs wait for them (they make no runs of their own)
-    const hasSubagents = typeof path === 'string' && (await subagentFilesOf(path).catch(() => [])).length > 0
+    const hasSubagents = typeof path === 'string' && subagentsOf(path)
+    // read synchronously (a regular file): no wait on the thread pool per read; the first chunk names the project
+    let head: FileHead | undefined
+    const gz = file.toLowerCase().endsWith('.gz')
     const outcome = await replayStream(
-      createReadStream(path, { highWaterMark: 256 * 1024 }),
+      firstChunk(fileChunks(path, { chunkBytes: CHUNK_BYTES }), (c) => {
+        if (!gz && typeof path === 'string') head = { bytes: c, whole: c.length < CHUNK_BYTES }
+      }),
       (r) => {
         if (hasSubagents && r.format === 'claude-code') held.push(r)
         else records.push(toRecord(r, file, records.length + 1, job.accept))
@@ -272,7 +351,8 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
       for (const r of await attachSubagents(held, file, estimate !== undefined ? { estimate } : {}))
         records.push(toRecord(r, file, records.length + 1, job.accept))
     }
-    const project = await projectOf(file, outcome.format)
+    const project = await projectOf(file, outcome.format, head)
+    head = undefined
     const runs = project === null ? records : records.map((r) => ({ ...r, project }))
     return outcome.error !== undefined
       ? { file, ok: true, format: outcome.format, runs, protocolError: outcome.error.message }

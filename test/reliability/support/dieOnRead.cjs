@@ -12,5 +12,11 @@ if (!isMainThread) {
     if (String(path).includes('DIE-')) process.exit(7)
     return original.call(this, path, ...rest)
   }
+  // stats reads regular files with synchronous reads (src/node/fileChunks.ts)
+  const originalOpenSync = fs.openSync
+  fs.openSync = function (path, ...rest) {
+    if (String(path).includes('DIE-')) process.exit(7)
+    return originalOpenSync.call(this, path, ...rest)
+  }
   syncBuiltinESMExports()
 }
