@@ -6,12 +6,15 @@ import { describe, expect, it } from 'vitest'
 import { runPool } from '../../src/cli/stats/pool.js'
 import type { FileOutcome } from '../../src/cli/stats/records.js'
 
-const workerUrl = new URL('../support/crashWorker.mjs', import.meta.url)
+const crashWorker = new URL('../support/crashWorker.mjs', import.meta.url)
+const batchCrashWorker = new URL('../support/batchCrashWorker.mjs', import.meta.url)
 
 const run = async (
   units: Array<Array<string>> | Array<string>,
   jobs: number,
   maxRestarts?: number,
+  workerUrl: URL = crashWorker,
+  workerData: unknown = null,
 ): Promise<{ outcomes: Array<FileOutcome>; inProcess: Array<string> }> => {
   const outcomes: Array<FileOutcome> = []
   const inProcess: Array<string> = []
@@ -19,7 +22,7 @@ const run = async (
     units.map((u) => (typeof u === 'string' ? [u] : u)),
     {
       workerUrl,
-      workerData: null,
+      workerData,
       jobs,
       ...(maxRestarts !== undefined ? { maxRestarts } : {}),
       inProcess: async (files, onOutcome) => {
@@ -70,5 +73,23 @@ describe('stats worker pool', () => {
     const { outcomes, inProcess } = await run(['crash-1.jsonl', 'crash-2.jsonl', 'p.jsonl', 'q.jsonl'], 1, 1)
     expect(byFile(outcomes)).toStrictEqual({ 'crash-1.jsonl': 'crashed', 'crash-2.jsonl': 'crashed', 'p.jsonl': 'read', 'q.jsonl': 'read' })
     expect(inProcess).toStrictEqual(['p.jsonl', 'q.jsonl'])
+  })
+
+  it('a worker posting batches dies with finished files unposted: those are read again, only the crash is skipped', async () => {
+    const unit = ['p/1.jsonl', 'p/2.jsonl', 'p/3.jsonl', 'p/4.jsonl', 'p/5-crash.jsonl', 'p/6.jsonl', 'p/7.jsonl']
+    const { outcomes } = await run([unit, ['q/1.jsonl', 'q/2.jsonl']], 2, undefined, batchCrashWorker, { batch: 3 })
+    // one outcome per file: 1–3 posted as a batch, 4 finished but unposted (read again), 5 crashed, 6–7 read after
+    expect(outcomes.map((o) => o.file).sort()).toStrictEqual([...unit, 'q/1.jsonl', 'q/2.jsonl'].sort())
+    expect(byFile(outcomes)).toStrictEqual({
+      'p/1.jsonl': 'read',
+      'p/2.jsonl': 'read',
+      'p/3.jsonl': 'read',
+      'p/4.jsonl': 'read',
+      'p/5-crash.jsonl': 'crashed',
+      'p/6.jsonl': 'read',
+      'p/7.jsonl': 'read',
+      'q/1.jsonl': 'read',
+      'q/2.jsonl': 'read',
+    })
   })
 })

@@ -1,7 +1,7 @@
 /**
  * The worker-thread pool of `stats`: units of work (the files of one folder, or one file; `records.ts`
- * `unitsOf`) are handed out one at a time to `jobs` workers; a worker posts each file's outcome as it is read
- * (`{ outcome }`) and `{ done: true }` after the unit's last file, then gets the next unit.
+ * `unitsOf`) are handed out one at a time to `jobs` workers; a worker posts the files' outcomes as they are read
+ * (`{ outcome }`, or a batch `{ outcomes }`) and `done` after the unit's last file, then gets the next unit.
  *
  * A worker that dies (an uncaught error, an exit, an out-of-memory kill) takes only the file it was reading: that
  * file is reported as skipped (`why: 'crashed'`, named, counted), the rest of its unit goes back to the queue, and
@@ -12,14 +12,31 @@
 import { Worker } from 'node:worker_threads'
 import { fileLabel, type FileOutcome, type UnitFile } from './records.js'
 
-/** A message from a pool worker: one file's outcome, or the end of the unit. @since 0.2.0 */
-export type PoolMessage = { readonly outcome: FileOutcome } | { readonly done: true }
+/**
+ * A message from a pool worker: one file's outcome; several, in the order read (and, with `done`, the end of the
+ * unit); or the end of the unit. @since 0.2.0
+ */
+export type PoolMessage = { readonly outcome: FileOutcome } | { readonly outcomes: ReadonlyArray<FileOutcome>; readonly done?: true } | { readonly done: true }
+
+/**
+ * What a pool worker is started with: its job (`PoolOptions.workerData`), and a shared counter a worker that posts
+ * outcomes in batches keeps at the number of files of the current unit it has finished (`Atomics.store(progress,
+ * 0, n)`), so that if it dies the pool knows which file it was reading and which finished files it never posted
+ * (those are read again). A worker that posts every outcome at once may leave it alone.
+ * @since 0.2.0
+ */
+export interface PoolWorkerData {
+  readonly data: unknown
+  readonly progress: Int32Array
+}
 
 /** Options of {@link runPool}. @since 0.2.0 */
 export interface PoolOptions<F extends UnitFile = UnitFile> {
   /** The worker script: sent a unit (an array of file paths; `null` ends it), posts {@link PoolMessage}s. */
   readonly workerUrl: URL
-  /** The worker's `workerData`. */
+  /**
+   * The worker's job: it is given as `workerData.data`, beside `workerData.progress` (see {@link PoolWorkerData}).
+   */
   readonly workerData: unknown
   /** Workers to start (≥ 1). */
   readonly jobs: number
@@ -48,8 +65,9 @@ export const runPool = async <F extends UnitFile>(
   const start = (): Promise<void> =>
     new Promise<void>((resolve) => {
       let worker: Worker
+      const progress = new Int32Array(new SharedArrayBuffer(4))
       try {
-        worker = new Worker(options.workerUrl, { workerData: options.workerData })
+        worker = new Worker(options.workerUrl, { workerData: { data: options.workerData, progress } satisfies PoolWorkerData })
       } catch {
         void drainHere().then(resolve)
         return
@@ -62,9 +80,11 @@ export const runPool = async <F extends UnitFile>(
         if (finished) return
         finished = true
         if (dead && current !== null) {
-          const file = current[reported]
+          // the files it finished but had not posted yet are read again; the one it was reading is the crash
+          const finishedHere = Math.min(current.length, Math.max(reported, Atomics.load(progress, 0)))
+          const file = current[finishedHere]
           if (file !== undefined) onOutcome({ file: fileLabel(file), ok: false, why: 'crashed', message: 'the reader crashed on this file' })
-          const rest = current.slice(reported + 1)
+          const rest = [...current.slice(reported, finishedHere), ...current.slice(finishedHere + 1)]
           if (rest.length > 0) queue.unshift(rest)
           current = null
         }
@@ -81,6 +101,7 @@ export const runPool = async <F extends UnitFile>(
       const feed = (): void => {
         current = queue.shift() ?? null
         reported = 0
+        Atomics.store(progress, 0, 0)
         if (current !== null) worker.postMessage(current)
         else
           void worker.terminate().then(
@@ -96,7 +117,15 @@ export const runPool = async <F extends UnitFile>(
         if ('outcome' in m) {
           reported++
           onOutcome(m.outcome)
-        } else if (!died) feed()
+          return
+        }
+        if ('outcomes' in m) {
+          for (const o of m.outcomes) {
+            reported++
+            onOutcome(o)
+          }
+        }
+        if (m.done === true && !died) feed()
       })
       worker.on('error', () => {
         died = true
