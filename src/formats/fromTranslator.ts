@@ -40,6 +40,12 @@ export const readerFrom =
         if (err === undefined) return undefined
         return options.file ? err.at(lineNo, options.file) : err.at(lineNo)
       },
+      parsed(value, lineNo) {
+        const err = p.record(value, lineNo)
+        flush()
+        if (err === undefined) return undefined
+        return options.file ? err.at(lineNo, options.file) : err.at(lineNo)
+      },
       ...(skim !== undefined && (options.skim === true || options.skim === 'all')
         ? {
             lineBytes(line: Buffer, lineNo: number, unterminated: boolean) {

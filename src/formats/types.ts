@@ -75,6 +75,12 @@ export interface LineReader {
    * when the reader skims; a caller without bytes uses `line`.
    */
   lineBytes?(line: Buffer, lineNo: number, unterminated: boolean): ProtocolError | undefined
+  /**
+   * Optional: reads one line whose text the caller has already parsed (`value` is `JSON.parse` of exactly the text
+   * `line` would get, e.g. a line the replay parsed to detect the format), as `line` would read it — without
+   * parsing it again.
+   */
+  parsed?(value: unknown, lineNo: number, unterminated: boolean): ProtocolError | undefined
   /** The input ended: emit the runs still open (the last one `unfinished` when it has no terminal record). */
   end(): void
   /**

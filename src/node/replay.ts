@@ -211,11 +211,18 @@ export const replayStream = async (
   let headLines = 0
   // the first line ended but was over the line cap: the input is line-based (a document would not have ended there)
   let firstOversize = false
+  // the head's lines parsed to sniff, by line number: the reader is handed these values, so no line is parsed twice
+  const headParsed = new Map<number, unknown>()
   const sniffer = new LineSplitter(
-    (text) => {
+    (text, lineNo) => {
       headLines++
-      // SSE recordings (`data: {json}`) are sniffed by their payload
-      if (sniffValues.length < SNIFF_LINES) sniffValues.push(parseOrUndefined(text.startsWith('data:') ? text.slice(5).trim() : text))
+      if (sniffValues.length < SNIFF_LINES) {
+        // SSE recordings (`data: {json}`) are sniffed by their payload
+        const sse = text.startsWith('data:')
+        const v = parseOrUndefined(sse ? text.slice(5).trim() : text)
+        sniffValues.push(v)
+        if (!sse && v !== undefined) headParsed.set(lineNo, v)
+      }
     },
     () => {
       headLines++
@@ -345,9 +352,19 @@ export const replayStream = async (
   const reader = m.reader(onRun, readerOptions)
   options.onReader?.(reader, m.name)
   let error: ProtocolError | undefined
+  const parsed = reader.parsed?.bind(reader)
+  // a head line the sniffer parsed: the reader takes its value (the same `JSON.parse` of the same text)
+  const takeParsed = (lineNo: number, unterminated: boolean): boolean => {
+    if (parsed === undefined || headParsed.size === 0) return false
+    const v = headParsed.get(lineNo)
+    if (v === undefined) return false
+    headParsed.delete(lineNo)
+    error = parsed(v, lineNo, unterminated)
+    return true
+  }
   const splitter = new LineSplitter(
     (text, lineNo, unterminated) => {
-      if (error !== undefined) return
+      if (error !== undefined || takeParsed(lineNo, unterminated)) return
       error = reader.line(text, lineNo, unterminated)
     },
     (lineNo, size, values) =>
@@ -355,19 +372,25 @@ export const replayStream = async (
         `line ${lineNo}: skipped a line of ${size.toLocaleString('en-US')} bytes${values !== undefined ? ` holding over ${MAX_LINE_VALUES.toLocaleString('en-US')} JSON values` : ''} (over the line cap of ${LINE_CAP_TEXT})`,
       ),
   )
-  if (reader.lineBytes !== undefined) {
-    const lineBytes = reader.lineBytes.bind(reader)
-    splitter.lineBytes = (line, lineNo, unterminated) => {
-      if (error !== undefined) return
-      error = lineBytes(line, lineNo, unterminated)
-    }
+  // lines that start with `{` arrive as bytes: a head line the sniffer parsed is then never decoded again
+  const readerBytes = reader.lineBytes?.bind(reader)
+  const bytesLine = (line: Buffer, lineNo: number, unterminated: boolean): void => {
+    if (error !== undefined || takeParsed(lineNo, unterminated)) return
+    error = readerBytes !== undefined ? readerBytes(line, lineNo, unterminated) : reader.line(line.toString('utf8'), lineNo, unterminated)
   }
+  splitter.lineBytes = readerBytes !== undefined || (parsed !== undefined && headParsed.size > 0) ? bytesLine : undefined
   sniffValues.length = 0
   for (const c of head) {
     splitter.push(c)
     if (error !== undefined) break
   }
   head.length = 0
+  // a line the head ended inside was not parsed by the sniffer; the parsed ones are all taken by now (but the last
+  // line of an input that ended in the head, which `end()` hands out)
+  if (!eof) {
+    headParsed.clear()
+    if (readerBytes === undefined) splitter.lineBytes = undefined
+  }
   // live: when the input pauses, tell the reader once per pause (it may hand out a run it was holding)
   const quiet = options.live === true && reader.quiet !== undefined ? () => reader.quiet?.() : undefined
   const quietMs = options.quietMs ?? QUIET_MS
