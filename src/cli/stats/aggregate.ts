@@ -99,11 +99,15 @@ export const NO_USAGE = '(no usage)'
 
 const TOP = 5
 
+/**
+ * Keeps the `TOP` runs of the largest `key`; runs of equal key in file, then run order, so the list does not
+ * depend on which worker read a file first.
+ */
 const addTop = (list: Array<RunRef>, r: RunRef, key: (x: RunRef) => number): void => {
-  const v = key(r)
-  if (list.length === TOP && v <= key(list[list.length - 1] as RunRef)) return
+  const order = (a: RunRef, b: RunRef): number => key(b) - key(a) || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.index - b.index)
+  if (list.length === TOP && order(r, list[list.length - 1] as RunRef) >= 0) return
   list.push(r)
-  list.sort((a, b) => key(b) - key(a))
+  list.sort(order)
   if (list.length > TOP) list.pop()
 }
 
