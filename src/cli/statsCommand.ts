@@ -8,9 +8,11 @@
  * marked `~`; a run whose cost stays unknown is counted apart and never summed as $0.
  * @module
  */
+import { existsSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { basename } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import cliProgress from 'cli-progress'
 import { isEndingKind, type EndingKind } from '../core/RunEnding.js'
 import { msFromIso } from '../core/time.js'
@@ -129,6 +131,16 @@ const wrapParts = (parts: ReadonlyArray<string>, width: number | undefined, inde
 }
 
 const pct = (g: GroupTotals): string => (g.runs === 0 ? '—' : `${((g.successes / g.runs) * 100).toFixed(1)}%`)
+
+/**
+ * The worker script: the build's one-file bundle of it (`npm run build` makes `stats/worker.bundle.js` with
+ * esbuild) when present — a thread then starts in ~45 ms instead of ~110 ms spent resolving and compiling some
+ * hundred modules —, else the module itself.
+ */
+const workerUrl = (): URL => {
+  const bundle = new URL('./stats/worker.bundle.js', import.meta.url)
+  return existsSync(fileURLToPath(bundle)) ? bundle : new URL('./stats/worker.js', import.meta.url)
+}
 
 /** A group's cost: `—` when no run has one; `~` when some of it is estimated; `+` when some run's cost is unknown. */
 const costCell = (g: GroupTotals): string => {
@@ -476,11 +488,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   if (fromSources || units.length < 2 || files.length < 4 || jobs <= 1) {
     for (const u of units) await readUnitRecords(u, job, onOutcome)
   } else {
-    await runPool(
-      units,
-      { workerUrl: new URL('./stats/worker.js', import.meta.url), workerData: job, jobs, inProcess: (u, on) => readUnitRecords(u, job, on) },
-      onOutcome,
-    )
+    await runPool(units, { workerUrl: workerUrl(), workerData: job, jobs, inProcess: (u, on) => readUnitRecords(u, job, on) }, onOutcome)
   }
   bar?.stop()
 
