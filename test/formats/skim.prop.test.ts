@@ -1,7 +1,8 @@
 /**
  * The skim (src/formats/skim/skim.ts, the Claude Code transcript and Codex rollout skims) changes no result: every replay
  * gives the same `RunResult`s, byte for byte as JSON, with the skim off (`skim: false`, every line parsed whole),
- * on every line (`'all'`) and on long lines (`true`). Over every corpus file and fixture of the four Claude Code
+ * on every line (`'all'`; with lines of ASCII bytes only skimmed too, `skimSettings.asciiLines`, and declined as the
+ * readers decline them) and on long lines (`true`). Over every corpus file and fixture of the four Claude Code
  * and Codex shapes and the homes tree; over those logs re-serialised with random whitespace and key order; over
  * lines mutated by hand (cut, escapes, changed types, duplicate keys, control characters, invalid UTF-8); and over
  * mutations of the reliability suite's generator. Runs from FC_NUM_RUNS.
@@ -10,7 +11,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { skimCounts, type SkimMode } from '../../src/formats/skim/skim.js'
+import { skimCounts, skimSettings, type SkimMode } from '../../src/formats/skim/skim.js'
 import { replayStream } from '../../src/node/replay.js'
 import { numRuns } from '../support/arbitraries.js'
 import { loadSeeds, mutation } from '../reliability/support/mutate.js'
@@ -49,13 +50,23 @@ const replayJson = async (input: Buffer, skim: SkimMode, format = 'auto', chunk 
   }
 }
 
-/** Asserts the three modes agree on `input`; returns the lines the skim answered. */
+/**
+ * Asserts the modes agree on `input`: off, every line (ASCII lines skimmed too, and declined as the readers do)
+ * and long lines. Returns the lines the skim answered with ASCII lines skimmed.
+ */
 const agree = async (input: Buffer, format = 'auto', chunk = 65_536): Promise<number> => {
   const off = await replayJson(input, false, format, chunk)
   const before = skimCounts.answered
-  const all = await replayJson(input, 'all', format, chunk)
+  skimSettings.asciiLines = true
+  let all: string
+  try {
+    all = await replayJson(input, 'all', format, chunk)
+  } finally {
+    skimSettings.asciiLines = false
+  }
   const answered = skimCounts.answered - before
   expect(all).toBe(off)
+  expect(await replayJson(input, 'all', format, chunk)).toBe(off)
   expect(await replayJson(input, true, format, chunk)).toBe(off)
   return answered
 }
@@ -127,6 +138,29 @@ const MUTATIONS: ReadonlyArray<(line: string, rnd: () => number) => string | Buf
   },
   // a key written with an escape (the same key for JSON.parse)
   (l) => l.replace('"type"', '"ty\\u0070e"'),
+  // non-ASCII text (raw, or as \u escapes) in string values the translators read or not (parsed, changed, written back)
+  (l, r) => {
+    let v: unknown
+    try {
+      v = JSON.parse(l)
+    } catch {
+      return l
+    }
+    const texts = ['é', '→ ', '😀', '日本語', '\ud800', 'Ω']
+    const walkChange = (o: unknown, depth: number): void => {
+      if (typeof o !== 'object' || o === null || depth > 5) return
+      const rec = o as Record<string, unknown>
+      for (const k of Object.keys(rec)) {
+        const x = rec[k]
+        if (typeof x === 'string' && r() < 0.4)
+          rec[k] = r() < 0.5 ? `${texts[Math.floor(r() * texts.length)]}${x}` : `${x}${texts[Math.floor(r() * texts.length)]}`
+        else walkChange(x, depth + 1)
+      }
+    }
+    walkChange(v, 0)
+    const text = JSON.stringify(v)
+    return r() < 0.3 ? text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text
+  },
 ]
 
 describe('skim ≡ full parse: corpus and fixtures', () => {
@@ -143,7 +177,9 @@ describe('skim ≡ full parse: corpus and fixtures', () => {
       answered += await agree(text)
     }
     expect(total).toBeGreaterThan(1000)
-    expect(answered).toBeGreaterThan(total * 0.9)
+    // all but the head lines the sniffer parsed (handed to the reader parsed) and each file's first record (parsed
+    // whole: it decides the shape)
+    expect(answered).toBeGreaterThan(total * 0.8)
   })
 })
 

@@ -1,8 +1,9 @@
 /**
  * The skim reader (src/formats/skim/skim.ts) against `JSON.parse`: for any JSON text, the skim either declines or keeps
  * exactly the fields `JSON.parse` gives (the same reduction applied to the parsed value), and it declines every
- * line `JSON.parse` rejects. Properties over fast-check JSON values written with random whitespace and key order,
- * and over mutated bytes; examples for escapes, surrogates, duplicate keys, numbers and invalid input.
+ * line `JSON.parse` rejects. Properties over fast-check JSON values (ASCII and not) written with random whitespace
+ * and key order, and over mutated bytes; examples for escapes, surrogates, duplicate keys, numbers, non-ASCII text
+ * and invalid input. The properties skim ASCII lines too (`skimLine(…, true)`), which the readers decline.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -23,7 +24,7 @@ const runs = numRuns()
 /** The skim's answer, or the full parse's reduction, for one text; both sides as the test compares them. */
 const both = (text: string | Buffer): { skim: unknown; full: unknown; parses: boolean } => {
   const buf = typeof text === 'string' ? Buffer.from(text) : text
-  const skim = skimLine(buf, SPEC)
+  const skim = skimLine(buf, SPEC, true)
   let parsed: unknown
   let parses = true
   try {
@@ -46,6 +47,12 @@ const expectAgrees = (text: string | Buffer): boolean => {
   return true
 }
 
+/** A JSON string literal of `s`, its non-ASCII characters written as `\uXXXX` escapes a third of the time. */
+const literalOf = (s: string, rnd: () => number): string => {
+  const text = JSON.stringify(s)
+  return rnd() < 0.34 ? text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text
+}
+
 /** JSON text of `v` with random whitespace between tokens and keys in a random order (seeded by `rnd`). */
 const serialise = (v: unknown, rnd: () => number, ws: ReadonlyArray<string>): string => {
   const w = (): string => (rnd() < 0.5 ? '' : (ws[Math.floor(rnd() * ws.length)] as string).repeat(1 + Math.floor(rnd() * 2)))
@@ -56,8 +63,9 @@ const serialise = (v: unknown, rnd: () => number, ws: ReadonlyArray<string>): st
       const j = Math.floor(rnd() * (i + 1))
       ;[keys[i], keys[j]] = [keys[j] as string, keys[i] as string]
     }
-    return `{${w()}${keys.map((k) => `${JSON.stringify(k)}${w()}:${w()}${serialise((v as Record<string, unknown>)[k], rnd, ws)}${w()}`).join(',')}${w()}}`
+    return `{${w()}${keys.map((k) => `${literalOf(k, rnd)}${w()}:${w()}${serialise((v as Record<string, unknown>)[k], rnd, ws)}${w()}`).join(',')}${w()}}`
   }
+  if (typeof v === 'string') return literalOf(v, rnd)
   return JSON.stringify(v) ?? 'null'
 }
 
@@ -68,9 +76,19 @@ const rndOf = (seed: number): (() => number) => {
 }
 
 /** Objects whose keys often are the spec's, nested, with any JSON value below. */
-const keyArb = fc.oneof(fc.constantFrom('type', 'a', 'b', 'c', 'd', 'x', 'é', '__proto__', 'ty\\u0070e'), fc.string({ maxLength: 4 }))
+const keyArb = fc.oneof(
+  fc.constantFrom('type', 'a', 'b', 'c', 'd', 'x', 'é', '__proto__', 'ty\\u0070e', '\u2192', 'constructor', 'toString'),
+  fc.string({ maxLength: 4 }),
+  fc.string({ maxLength: 3, unit: 'grapheme' }),
+)
+/** Strings with non-ASCII text (accents, arrows, emoji, lone surrogates), which the skim reads from their bytes. */
+const textArb = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 8 }),
+  fc.string({ unit: 'binary', maxLength: 6 }),
+  fc.constantFrom('é', '→ x', '😀', 'a\u00e9'),
+)
 const { node: nodeArb } = fc.letrec((tie) => ({
-  node: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 2 }), tie('object'), fc.array(tie('node'), { maxLength: 3 })),
+  node: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 2 }), textArb, tie('object'), fc.array(tie('node'), { maxLength: 3 })),
   object: fc.dictionary(keyArb, tie('node'), { maxKeys: 6 }),
 }))
 const recordArb = fc.dictionary(keyArb, nodeArb, { maxKeys: 8 })
@@ -128,36 +146,80 @@ describe('skimLine ≡ JSON.parse for the fields it keeps', () => {
   })
 })
 
+/** The skim of `text` (ASCII lines too, as the properties skim them). */
+const skim = (text: string | Buffer): ReturnType<typeof skimLine> => skimLine(typeof text === 'string' ? Buffer.from(text) : text, SPEC, true)
+
 describe('skimLine examples', () => {
-  it('keeps the fields of the spec, exactly; skips the rest', () => {
+  it('keeps the fields of the spec, exactly; drops the rest', () => {
     const line = '{"type":"t","big":"' + 'x'.repeat(5000) + '","b":{"a":[1,{"z":2}],"q":{"r":[true,false,null]},"c":-1.5e3},"a":1,"c":{"k":[1,2]}}'
-    expect(skimLine(Buffer.from(line), SPEC)).toStrictEqual({ type: 't', b: { a: [1, { z: 2 }], c: -1500 }, a: 1, c: { k: [1, 2] } })
+    expect(skim(line)).toStrictEqual({ type: 't', b: { a: [1, { z: 2 }], c: -1500 }, a: 1, c: { k: [1, 2] } })
+  })
+
+  it('a reader declines a line of ASCII bytes only (its full parse costs the same) and skims one with a non-ASCII byte', () => {
+    expect(skimLine(Buffer.from('{"type":"t","big":"plain"}'), SPEC)).toBe(DECLINE)
+    expect(skimLine(Buffer.from('{"type":"t","big":"→ é 😀"}'), SPEC)).toStrictEqual({ type: 't' })
+    expect(skimLine(Buffer.from('{"type":"→","big":"x"}'), SPEC)).toStrictEqual({ type: '→' })
+  })
+
+  it('a kept string with non-ASCII text is read as UTF-8, in nested and whole values too', () => {
+    const line = '{"type":"ça → 😀","a":{"k":["é",{"x":"ü"}]},"b":{"a":"日本","z":"ß"},"d":{"a":"ø"}}'
+    expect(skimLine(Buffer.from(line), SPEC)).toStrictEqual({ type: 'ça → 😀', a: { k: ['é', { x: 'ü' }] }, b: { a: '日本' }, d: { a: 'ø' } })
+  })
+
+  it('declines a line whose kept non-ASCII text may come from a \\u escape; answers when the escapes stand for ASCII', () => {
+    // an escaped é beside a raw one: the Latin-1 reading cannot tell them apart
+    expect(skimLine(Buffer.from('{"type":"é","big":"\\u00e9"}'), SPEC)).toBe(DECLINE)
+    expect(skimLine(Buffer.from('{"type":"é","big":"\\ud83d\\ude00"}'), SPEC)).toBe(DECLINE)
+    // escapes of ASCII (an ANSI colour, a quote) change nothing
+    expect(skimLine(Buffer.from('{"type":"é\\u001b[0m\\"","big":"\\u0041"}'), SPEC)).toStrictEqual({ type: 'é\u001b[0m"' })
+    // an escaped non-ASCII character in a line whose kept strings are ASCII: answered
+    expect(skimLine(Buffer.from('{"type":"t","big":"\\u00e9 é"}'), SPEC)).toStrictEqual({ type: 't' })
+  })
+
+  it('declines a non-ASCII key inside a kept whole value (two could read as one), not one it drops', () => {
+    expect(skimLine(Buffer.from('{"a":{"é":1}}'), SPEC)).toBe(DECLINE)
+    expect(skimLine(Buffer.from('{"a":{"e":1},"é":{"é":2}}'), SPEC)).toStrictEqual({ a: { e: 1 } })
+    // two invalid bytes both read as U+FFFD: the full parse has one key where the Latin-1 reading has two
+    const two = Buffer.concat([Buffer.from('{"a":{"'), Buffer.from([0xff]), Buffer.from('":1,"'), Buffer.from([0xfe]), Buffer.from('":2}}')])
+    expect(skimLine(two, SPEC)).toBe(DECLINE)
   })
 
   it('a conditional field is kept only when its condition holds for the other fields', () => {
-    expect(skimLine(Buffer.from('{"c":[1],"a":2}'), SPEC)).toStrictEqual({ a: 2 })
-    expect(skimLine(Buffer.from('{"c":[1],"a":1}'), SPEC)).toStrictEqual({ a: 1, c: [1] })
-    expect(skimLine(Buffer.from('{"d":{"a":"x","b":"y"},"type":"z"}'), SPEC)).toStrictEqual({ type: 'z', d: { a: 'x' } })
+    expect(skim('{"c":[1],"a":2}')).toStrictEqual({ a: 2 })
+    expect(skim('{"c":[1],"a":1}')).toStrictEqual({ a: 1, c: [1] })
+    expect(skim('{"d":{"a":"x","b":"y"},"type":"z"}')).toStrictEqual({ type: 'z', d: { a: 'x' } })
   })
 
-  it('decodes escapes in keys and values as JSON.parse does (surrogate pairs, lone surrogates, \\/)', () => {
-    const line = '{"ty\\u0070e":"a\\"b\\\\c\\/d\\ud83d\\ude00\\ud800","\\u00e9":1,"é":2,"a":"\\u00e9 é"}'
-    expect(skimLine(Buffer.from(line), SPEC)).toStrictEqual({ type: 'a"b\\c/d😀\ud800', a: 'é é' })
+  it('decodes escapes in keys and values as JSON.parse does; declines a kept string an escape makes non-ASCII', () => {
+    const line = '{"ty\\u0070e":"a\\"b\\\\c\\/d\\n","\\u00e9":1,"é":2,"a":"\\u0041 e"}'
+    expect(skim(line)).toStrictEqual({ type: 'a"b\\c/d\n', a: 'A e' })
+    // surrogate pairs, lone surrogates, an escaped é: kept, they would need the line's own decoding
+    for (const value of ['\\ud83d\\ude00', '\\ud800', '\\u00e9 e']) expect(skim(`{"a":"${value}"}`)).toBe(DECLINE)
+    expect(skim('{"a":"\\ud83d\\ude00","type":"t"}')).toBe(DECLINE)
+    // dropped, they change nothing
+    expect(skim('{"z":"\\ud83d\\ude00 é","type":"t"}')).toStrictEqual({ type: 't' })
   })
 
   it('numbers convert as JSON.parse converts them', () => {
     for (const n of ['0', '-0', '1e400', '-1E-400', '123456789012345678901234567890', '0.1', '2.5e+3']) {
-      expect(skimLine(Buffer.from(`{"a":${n}}`), SPEC)).toStrictEqual({ a: JSON.parse(n) })
+      expect(skim(`{"a":${n}}`)).toStrictEqual({ a: JSON.parse(n) })
     }
   })
 
-  it('declines a spec key written twice (JSON.parse keeps the last), not a skipped one', () => {
-    expect(skimLine(Buffer.from('{"a":1,"a":2}'), SPEC)).toBe(DECLINE)
-    expect(skimLine(Buffer.from('{"a":1,"t\\u0079pe":"x","type":"y"}'), SPEC)).toBe(DECLINE)
-    expect(skimLine(Buffer.from('{"z":1,"z":2,"a":3}'), SPEC)).toStrictEqual({ a: 3 })
+  it('a key written twice keeps the last value, as JSON.parse does', () => {
+    expect(skim('{"a":1,"a":2}')).toStrictEqual({ a: 2 })
+    expect(skim('{"a":1,"t\\u0079pe":"x","type":"y"}')).toStrictEqual({ a: 1, type: 'y' })
+    expect(skim('{"z":1,"z":2,"a":3}')).toStrictEqual({ a: 3 })
   })
 
-  it('declines invalid JSON anywhere, skipped values included', () => {
+  it('keys Object.prototype has are kept only when the line has them', () => {
+    const proto = compileSkim(JSON.parse('{"constructor":true,"toString":{"a":true}}'))
+    expect(skimLine(Buffer.from('{"x":"é"}'), proto)).toStrictEqual({})
+    expect(skimLine(Buffer.from('{"constructor":"é","toString":{"a":1,"b":2}}'), proto)).toStrictEqual({ constructor: 'é', toString: { a: 1 } })
+    expect(skimLine(Buffer.from('{"__proto__":{"a":1},"type":"é"}'), SPEC)).toStrictEqual({ type: 'é' })
+  })
+
+  it('declines invalid JSON anywhere, dropped values included', () => {
     for (const bad of [
       '{"a":1',
       '{"a":1}x',
@@ -172,20 +234,32 @@ describe('skimLine examples', () => {
       '{"z":tru}',
       '{"z":"' + 'x'.repeat(3000) + '\u0002"}',
       '{"z":"' + 'x'.repeat(3000),
+      '{"z":"é"}\u00a0',
+      '{"z":"é"} \ufeff',
       '{,}',
       '[1]',
+      ' {"a":1}',
     ]) {
-      expect(skimLine(Buffer.from(bad), SPEC)).toBe(DECLINE)
+      expect(skim(bad)).toBe(DECLINE)
     }
   })
 
   it('invalid UTF-8 in a kept string becomes U+FFFD as in the full decode', () => {
-    const line = Buffer.concat([Buffer.from('{"a":"x'), Buffer.from([0xe2, 0x82]), Buffer.from('","type":"'), Buffer.from([0xff]), Buffer.from('"}')])
+    const line = Buffer.concat([
+      Buffer.from('{"a":"x'),
+      Buffer.from([0xe2, 0x82]),
+      Buffer.from('","type":"'),
+      Buffer.from([0xff]),
+      Buffer.from('\\n'),
+      Buffer.from([0xf0, 0x9f]),
+      Buffer.from('\\""}'),
+    ])
     expect(skimLine(line, SPEC)).toStrictEqual(reduceParsed(JSON.parse(line.toString('utf8')), SPEC))
+    expect(skimLine(line, SPEC)).toStrictEqual({ a: 'x\ufffd', type: '\ufffd\n\ufffd"' })
   })
 
   it('nesting deep enough to exhaust the stack is declined, never thrown', () => {
-    const deep = `{"b":${'['.repeat(200_000)}${']'.repeat(200_000)}}`
+    const deep = `{"b":${'['.repeat(200_000)}${']'.repeat(200_000)},"type":"é"}`
     expect(skimLine(Buffer.from(deep), SPEC)).toBe(DECLINE)
   })
 

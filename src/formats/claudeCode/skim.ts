@@ -1,7 +1,7 @@
 /**
  * What the Claude Code transcript translator reads of a record (`transcript.ts`, `shared.ts`), as a skim
  * (`src/formats/skim/skim.ts`): the envelope's flags and ids, the message's model, id, usage, stop reason and error holders,
- * and of each content block its type, text, ids, tool name and error flag. Left out, never decoded: thinking and
+ * and of each content block its type, text, ids, tool name and error flag. Left out (never read as UTF-8): thinking and
  * its signature, tool results' content (kept only for a result that says `is_error`, whose text can become a
  * child's error message), tool calls' input (kept only for the tools that ask the person, whose input becomes a
  * pending item's arguments), `toolUseResult` beyond its `status` and `agentId`, images, and every envelope field

@@ -1,7 +1,7 @@
 /**
  * What the Codex rollout translator reads of a record (`rollout.ts`, `shared.ts`), as a skim (`src/formats/skim/skim.ts`):
  * the record's type and time, and of its payload the type, ids, model, reason, duration, the last agent message,
- * errors, the token count's `total_token_usage` and the text parts of assistant messages. Left out, never decoded:
+ * errors, the token count's `total_token_usage` and the text parts of assistant messages. Left out (never read as UTF-8):
  * tool call arguments and outputs, reasoning (and its encrypted content), user and developer messages' content,
  * session instructions, `last_token_usage` and rate limits, compaction summaries.
  *
