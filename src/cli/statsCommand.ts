@@ -8,7 +8,7 @@
  * marked `~`; a run whose cost stays unknown is counted apart and never summed as $0.
  * @module
  */
-import { existsSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { basename } from 'node:path'
@@ -135,11 +135,15 @@ const pct = (g: GroupTotals): string => (g.runs === 0 ? '—' : `${((g.successes
 /**
  * The worker script: the build's one-file bundle of it (`npm run build` makes `stats/worker.bundle.js` with
  * esbuild) when present — a thread then starts in ~45 ms instead of ~110 ms spent resolving and compiling some
- * hundred modules —, else the module itself.
+ * hundred modules — and not older than the module, else the module itself.
  */
 const workerUrl = (): URL => {
   const bundle = new URL('./stats/worker.bundle.js', import.meta.url)
-  return existsSync(fileURLToPath(bundle)) ? bundle : new URL('./stats/worker.js', import.meta.url)
+  const plain = new URL('./stats/worker.js', import.meta.url)
+  // a bundle older than the module (a build by `tsc` alone) would run old code
+  const b = statSync(fileURLToPath(bundle), { throwIfNoEntry: false })
+  const m = statSync(fileURLToPath(plain), { throwIfNoEntry: false })
+  return b !== undefined && (m === undefined || b.mtimeMs >= m.mtimeMs) ? bundle : plain
 }
 
 /** A group's cost: `—` when no run has one; `~` when some of it is estimated; `+` when some run's cost is unknown. */
@@ -488,7 +492,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   if (fromSources || units.length < 2 || files.length < 4 || jobs <= 1) {
     for (const u of units) await readUnitRecords(u, job, onOutcome)
   } else {
-    await runPool(units, { workerUrl: workerUrl(), workerData: job, jobs, inProcess: (u, on) => readUnitRecords(u, job, on) }, onOutcome)
+    await runPool(units, { workerUrl: workerUrl(), workerData: job, jobs, inProcess: (u, on, silent) => readUnitRecords(u, job, on, { silent }) }, onOutcome)
   }
   bar?.stop()
 

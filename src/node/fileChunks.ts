@@ -4,43 +4,62 @@
  * Why: `createReadStream` sends every open, read and close through libuv's thread pool, and the reading thread
  * waits for each round trip. Over thousands of small transcripts (a `~/.claude/projects` tree: 5,271 files of
  * 75 KB on average) that waiting was 40 % of `stats`' wall time with the CPU idle. A synchronous read of a file in
- * the page cache is a memory copy; the iterable still lets the caller `await` between chunks, and every
- * `yieldEvery` chunks it gives the event loop a turn (`setImmediate`), so signals, timers and messages are still
- * served while a large file is read.
+ * the page cache is a memory copy; the iterable still lets the caller `await` between chunks, and once
+ * `turnMs` milliseconds have passed since the last turn — counted across files, so a folder of thousands of small
+ * files is no different from one large file — it gives the event loop a turn (`setImmediate`), so signals
+ * (Ctrl-C), timers and messages are still served.
  *
- * Only regular files are read this way: the file is opened with `O_NONBLOCK` (which a FIFO needs not to block
- * the thread until a writer comes, and which changes nothing for a regular file), and anything else — a FIFO, a
- * character device, a socket — is read by `createReadStream` as before.
+ * Only regular files are read this way. Anything else — a FIFO, a character device, a socket, a directory — is
+ * read by `createReadStream` as before, and opened only once: opening a FIFO wakes a writer waiting on it, so a
+ * probe open then a second one would leave that writer without a reader. (The path is looked at with `stat`
+ * first; the open is `O_NONBLOCK`, so a path that turns into a FIFO in between cannot block the thread either.)
  *
  * @module
  */
-import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs'
+import { closeSync, constants, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs'
 
 /** Options of {@link fileChunks}. @since 0.2.0 */
 export interface FileChunksOptions {
   /** The most bytes one chunk holds (default 1 MiB); a smaller file is one chunk of its size. */
   readonly chunkBytes?: number
-  /** Give the event loop a turn after this many chunks (default 8, i.e. every 8 MiB). */
-  readonly yieldEvery?: number
+  /** Give the event loop a turn once this many milliseconds passed since the last turn (default 5). */
+  readonly turnMs?: number
+  /** Told the size `fstat` gives when the path is a regular file read this way (not for a stream). */
+  readonly onRegularFile?: (size: number) => void
 }
 
 const DEFAULT_CHUNK = 1024 * 1024
 
 const probe = Buffer.alloc(64 * 1024)
 
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+/** When the event loop last had a turn (shared by every read of this thread). */
+let lastTurn = performance.now()
+
+const turn = (): Promise<void> =>
+  new Promise((resolve) =>
+    setImmediate(() => {
+      lastTurn = performance.now()
+      resolve()
+    }),
+  )
+
+const stream = (path: string | Buffer): AsyncIterable<Buffer> => createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>
 
 /**
  * Reads `path` chunk by chunk; each chunk is a fresh `Buffer` (a caller may keep a view of it). The file is closed
  * when the iteration ends, early (`break`, `return()`) too.
  *
- * **Throws** (from the iteration, as a stream would emit it) the file system's error: `ENOENT`, `EACCES`, `EISDIR`
- * (a directory opens but cannot be read).
+ * **Throws** (from the iteration, as a stream would emit it) the file system's error: `ENOENT`, `EACCES`, `EISDIR`.
  * @since 0.2.0
  */
 export async function* fileChunks(path: string | Buffer, options: FileChunksOptions = {}): AsyncGenerator<Buffer, void, undefined> {
   const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK
-  const yieldEvery = options.yieldEvery ?? 8
+  const turnMs = options.turnMs ?? 5
+  const kind = statSync(path, { throwIfNoEntry: false })
+  if (kind !== undefined && !kind.isFile()) {
+    yield* stream(path)
+    return
+  }
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
   let closed = false
   const close = (): void => {
@@ -51,14 +70,16 @@ export async function* fileChunks(path: string | Buffer, options: FileChunksOpti
   try {
     const st = fstatSync(fd)
     if (!st.isFile()) {
+      // replaced by something else since the stat: read as a stream, like anything not a regular file
       close()
-      yield* createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>
+      yield* stream(path)
       return
     }
     // a file in the page cache is read at its size (one chunk for most logs); one that grows is read on to its end
     let expect = st.size
-    let chunks = 0
+    options.onRegularFile?.(st.size)
     for (;;) {
+      if (performance.now() - lastTurn >= turnMs) await turn()
       let chunk: Buffer
       if (expect > 0) {
         const size = Math.min(chunkBytes, expect)
@@ -74,7 +95,6 @@ export async function* fileChunks(path: string | Buffer, options: FileChunksOpti
         chunk = Buffer.from(probe.subarray(0, n))
       }
       yield chunk
-      if (++chunks % yieldEvery === 0) await turn()
     }
   } finally {
     close()

@@ -234,7 +234,11 @@ export const replayStream = async (
   let pending: Promise<IteratorResult<Buffer>> | undefined
   // Read on past SNIFF_BYTES while no line has ended yet (a first line over 256 KiB), up to the document cap.
   const headCap = maxDoc
-  while ((headLines < SNIFF_LINES && headBytes < SNIFF_BYTES) || (headLines === 0 && headBytes < headCap)) {
+  // The sniffer is fed at most SNIFF_BYTES at a time and stops where a reader of SNIFF_BYTES chunks would stop,
+  // so what decides the format does not depend on how large the source's chunks are (stats reads 1 MiB at once).
+  let sniffFed = 0
+  const sniffing = (): boolean => (headLines < SNIFF_LINES && sniffFed < SNIFF_BYTES) || (headLines === 0 && sniffFed < headCap)
+  while (sniffing()) {
     pending ??= it.next()
     const haveJson = sniffValues.some((x) => typeof x === 'object' && x !== null)
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -250,7 +254,12 @@ export const replayStream = async (
     }
     head.push(n.value)
     headBytes += n.value.length
-    sniffer.push(n.value)
+    for (let at = 0; at < n.value.length && sniffing(); ) {
+      const piece = n.value.subarray(at, at + SNIFF_BYTES)
+      sniffer.push(piece)
+      sniffFed += piece.length
+      at += piece.length
+    }
   }
   const next = (): Promise<IteratorResult<Buffer>> => {
     if (pending !== undefined) {

@@ -25,11 +25,12 @@ const run = async (
       workerData,
       jobs,
       ...(maxRestarts !== undefined ? { maxRestarts } : {}),
-      inProcess: async (files, onOutcome) => {
-        for (const file of files) {
+      inProcess: async (files, onOutcome, silent) => {
+        files.forEach((file, i) => {
+          if (i < silent) return
           inProcess.push(file)
           onOutcome({ file, ok: true, format: 'native', runs: [] })
-        }
+        })
       },
     },
     (o) => outcomes.push(o),
@@ -91,5 +92,14 @@ describe('stats worker pool', () => {
       'q/1.jsonl': 'read',
       'q/2.jsonl': 'read',
     })
+  })
+
+  it('past the restart budget, a unit whose worker died mid-batch is read here with its posted files silent', async () => {
+    const unit = ['p/1.jsonl', 'p/2.jsonl', 'p/3.jsonl', 'p/4.jsonl', 'p/5-crash.jsonl', 'p/6.jsonl']
+    const { outcomes, inProcess } = await run([unit], 1, 0, batchCrashWorker, { batch: 3 })
+    expect(outcomes.map((o) => o.file).sort()).toStrictEqual([...unit].sort())
+    expect(byFile(outcomes)['p/5-crash.jsonl']).toBe('crashed')
+    // 1–3 were posted (read again only for their records, no outcome), 4 finished unposted, 6 never reached
+    expect(inProcess).toStrictEqual(['p/4.jsonl', 'p/6.jsonl'])
   })
 })

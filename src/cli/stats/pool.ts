@@ -42,8 +42,22 @@ export interface PoolOptions<F extends UnitFile = UnitFile> {
   readonly jobs: number
   /** Replacement workers allowed after deaths (default: `jobs`). */
   readonly maxRestarts?: number
-  /** Reads one unit in this thread (when the restart budget is spent), handing out each file's outcome. */
-  readonly inProcess: (files: ReadonlyArray<F>, onOutcome: (o: FileOutcome) => void) => Promise<void>
+  /**
+   * Reads one unit in this thread (when the restart budget is spent), handing out each file's outcome but the first
+   * `silent` files' (see {@link PoolUnit}).
+   */
+  readonly inProcess: (files: ReadonlyArray<F>, onOutcome: (o: FileOutcome) => void, silent: number) => Promise<void>
+}
+
+/**
+ * What a worker is sent: a unit's files, of which the first `silent` are read only for the records they claim (a
+ * unit read again after its worker died: those files' outcomes were handed out already, and the files after them
+ * must see their records as read, K15), with no outcome. `null` ends the worker.
+ * @since 0.2.0
+ */
+export interface PoolUnit<F extends UnitFile = UnitFile> {
+  readonly files: ReadonlyArray<F>
+  readonly silent: number
 }
 
 /**
@@ -56,11 +70,11 @@ export const runPool = async <F extends UnitFile>(
   options: PoolOptions<F>,
   onOutcome: (o: FileOutcome) => void,
 ): Promise<void> => {
-  const queue: Array<ReadonlyArray<F>> = units.filter((u) => u.length > 0).slice()
+  const queue: Array<PoolUnit<F>> = units.filter((u) => u.length > 0).map((files) => ({ files, silent: 0 }))
   let restarts = 0
   const maxRestarts = options.maxRestarts ?? options.jobs
   const drainHere = async (): Promise<void> => {
-    for (let u = queue.shift(); u !== undefined; u = queue.shift()) await options.inProcess(u, onOutcome)
+    for (let u = queue.shift(); u !== undefined; u = queue.shift()) await options.inProcess(u.files, onOutcome, u.silent)
   }
   const start = (): Promise<void> =>
     new Promise<void>((resolve) => {
@@ -72,20 +86,30 @@ export const runPool = async <F extends UnitFile>(
         void drainHere().then(resolve)
         return
       }
-      // the unit being read and how many of its files are done
-      let current: ReadonlyArray<F> | null = null
+      // the unit being read and how many of its outcomes have arrived
+      let current: PoolUnit<F> | null = null
       let reported = 0
       let finished = false
       const finish = (dead: boolean): void => {
         if (finished) return
         finished = true
         if (dead && current !== null) {
-          // the files it finished but had not posted yet are read again; the one it was reading is the crash
-          const finishedHere = Math.min(current.length, Math.max(reported, Atomics.load(progress, 0)))
-          const file = current[finishedHere]
-          if (file !== undefined) onOutcome({ file: fileLabel(file), ok: false, why: 'crashed', message: 'the reader crashed on this file' })
-          const rest = [...current.slice(reported, finishedHere), ...current.slice(finishedHere + 1)]
-          if (rest.length > 0) queue.unshift(rest)
+          // the worker's count says which file it was reading: that one is the crash; the files it finished but had
+          // not posted are read again, after the posted ones are read silently (so their records stay claimed)
+          const { files, silent } = current
+          const posted = silent + reported
+          const at = Atomics.load(progress, 0)
+          if (at < silent) {
+            // it died reading again a file whose outcome was given already: no file to blame; the rest is read
+            // without the silent files (their copies may count twice rather than the unit never being read)
+            queue.unshift({ files: files.slice(silent), silent: 0 })
+          } else {
+            const done = Math.min(files.length, Math.max(posted, at))
+            const file = files[done]
+            if (file !== undefined) onOutcome({ file: fileLabel(file), ok: false, why: 'crashed', message: 'the reader crashed on this file' })
+            const rest: PoolUnit<F> = { files: [...files.slice(0, done), ...files.slice(done + 1)], silent: posted }
+            if (rest.files.length > rest.silent) queue.unshift(rest)
+          }
           current = null
         }
         if (dead && queue.length > 0) {

@@ -336,10 +336,12 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
     const hasSubagents = typeof path === 'string' && subagentsOf(path)
     // read synchronously (a regular file): no wait on the thread pool per read; the first chunk names the project
     let head: FileHead | undefined
+    // the project is read from the first chunk of a regular file (not of a pipe, whose first read may be short)
+    let size = -1
     const gz = file.toLowerCase().endsWith('.gz')
     const outcome = await replayStream(
-      firstChunk(fileChunks(path, { chunkBytes: CHUNK_BYTES }), (c) => {
-        if (!gz && typeof path === 'string') head = { bytes: c, whole: c.length < CHUNK_BYTES }
+      firstChunk(fileChunks(path, { chunkBytes: CHUNK_BYTES, onRegularFile: (n) => (size = n) }), (c) => {
+        if (!gz && typeof path === 'string' && size >= 0) head = { bytes: c, whole: c.length >= size }
       }),
       (r) => {
         if (hasSubagents && r.format === 'claude-code') held.push(r)
@@ -383,15 +385,36 @@ export const readStreamRecords = async (source: AsyncIterable<Uint8Array | strin
   }
 }
 
+/** Options of {@link readUnitRecords}. @since 0.2.0 */
+export interface UnitReadOptions {
+  /**
+   * The first `silent` files are read only for what they claim in the shared {@link SeenRecords} (their outcomes
+   * were handed out already: a unit read again after its worker died), and give no outcome.
+   */
+  readonly silent?: number
+  /** Called after each file, silent ones too, with how many of the unit's files are done. */
+  readonly onRead?: (done: number) => void
+}
+
 /**
  * Reads the files of one unit (the files of one folder, in order) with one shared {@link SeenRecords}, handing
  * out each file's outcome as it is read, so copies between the files of a Claude Code project folder (a resumed
  * or forked session) count once, as in `replay DIR` (K15). Never throws.
  * @since 0.2.0
  */
-export const readUnitRecords = async (files: ReadonlyArray<UnitFile>, job: RecordJob, onOutcome: (o: FileOutcome) => void): Promise<void> => {
+export const readUnitRecords = async (
+  files: ReadonlyArray<UnitFile>,
+  job: RecordJob,
+  onOutcome: (o: FileOutcome) => void,
+  options: UnitReadOptions = {},
+): Promise<void> => {
   const seen = files.length > 1 ? new SeenRecords() : undefined
-  for (const f of files) onOutcome(await readFileRecords(f, job, seen))
+  const silent = options.silent ?? 0
+  for (let i = 0; i < files.length; i++) {
+    const o = await readFileRecords(files[i] as UnitFile, job, seen)
+    if (i >= silent) onOutcome(o)
+    options.onRead?.(i + 1)
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * A `stats` worker thread: reads the units it is sent (arrays of file paths, one folder's files at a time) and
+ * A `stats` worker thread: reads the units it is sent (`PoolUnit`: one folder's files at a time) and
  * posts back the files' outcomes in batches (`{ outcomes }`; the unit's last batch carries `done: true`)
  * (`pool.ts`). `workerData` is the job's {@link RecordJob}; a `null` message ends the worker.
  *
@@ -11,32 +11,38 @@
  * @module
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import type { PoolMessage, PoolWorkerData } from './pool.js'
-import { type FileOutcome, readUnitRecords, type RecordJob, type UnitFile } from './records.js'
+import type { PoolMessage, PoolUnit, PoolWorkerData } from './pool.js'
+import { type FileOutcome, readUnitRecords, type RecordJob } from './records.js'
 
 const BATCH_FILES = 64
 const BATCH_MS = 100
 
 const { data, progress } = workerData as PoolWorkerData
 const job = data as RecordJob
-parentPort?.on('message', (unit: ReadonlyArray<UnitFile> | null) => {
+parentPort?.on('message', (unit: PoolUnit | null) => {
   if (unit === null) {
     parentPort?.close()
     return
   }
   let batch: Array<FileOutcome> = []
   let since = 0
-  let finished = 0
   const post = (done: boolean): void => {
     const m: PoolMessage = done ? { outcomes: batch, done: true } : { outcomes: batch }
     batch = []
     parentPort?.postMessage(m)
   }
-  void readUnitRecords(unit, job, (outcome) => {
-    if (batch.length === 0) since = Date.now()
-    batch.push(outcome)
-    // the pool reads this if the thread dies: the files after it were not reached, the ones before it are done
-    Atomics.store(progress, 0, ++finished)
-    if (batch.length >= BATCH_FILES || Date.now() - since >= BATCH_MS) post(false)
-  }).then(() => post(true))
+  void readUnitRecords(
+    unit.files,
+    job,
+    (outcome) => {
+      if (batch.length === 0) since = Date.now()
+      batch.push(outcome)
+      if (batch.length >= BATCH_FILES || Date.now() - since >= BATCH_MS) post(false)
+    },
+    {
+      silent: unit.silent,
+      // the pool reads this if the thread dies: the files after it were not reached, the ones before it are done
+      onRead: (done) => Atomics.store(progress, 0, done),
+    },
+  ).then(() => post(true))
 })
