@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { idKey } from './idKey.js'
 import { keepsResponse, type RunEnding } from './RunEnding.js'
 import { isoFromMs, msFromIso } from './time.js'
 import { roundUsd } from './usd.js'
@@ -260,7 +261,7 @@ const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isF
  */
 export const addUsage = (d: RunDraft, model: string | null | undefined, usage: UsageInput, costUsd: number | null | undefined, line?: number): void => {
   const u = d.usage
-  const key = `#${model ?? 'unknown'}`
+  const key = idKey(model ?? 'unknown')
   let m = d.byModel[key]
   if (m === undefined) {
     m = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, costUsd: 0, costMissing: 0, items: 0 }
@@ -326,7 +327,7 @@ export const setUsageByModel = (d: RunDraft, models: ReadonlyArray<{ model: stri
 
 /** Records a child session (idempotent) and returns its index. @since 0.1.0 */
 export const ensureChild = (d: RunDraft, sessionId: string): number => {
-  const key = `#${sessionId}`
+  const key = idKey(sessionId)
   const i = d.childIndex[key]
   if (i !== undefined) return i
   d.children.push({ sessionId, ending: { kind: 'unfinished' }, finishReason: null })

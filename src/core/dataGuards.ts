@@ -96,6 +96,30 @@ const inboxSpliced = (d: unknown): boolean => {
 }
 
 /**
+ * `TurnEndData`: `reason` is `ReasonShape` (an object with a string `kind`; the decoder checks the fields of the
+ * reason kinds that carry some before this); optional `turn`, `step` (finite), `finishReason` (string or `null`),
+ * `inferred` (boolean), `text` (string), `durationMs` (non-negative); `structuredOutput` is `t.unknown`.
+ */
+const turnEnd = (d: unknown): boolean => {
+  if (!isObj(d)) return false
+  const r = d['reason']
+  if (!isObj(r) || typeof r['kind'] !== 'string') return false
+  if (!optFinite(d['turn']) || !optFinite(d['step'])) return false
+  const fr = d['finishReason']
+  const inferred = d['inferred']
+  return (
+    (fr === undefined || fr === null || typeof fr === 'string') &&
+    (inferred === undefined || typeof inferred === 'boolean') &&
+    optString(d['text']) &&
+    optNonNegative(d['durationMs'])
+  )
+}
+
+/** `SubagentData` (`subagent/started`, `subagent/finished`): a string `childSessionId`; optional string ids and stop reason. */
+const subagent = (d: unknown): boolean =>
+  isObj(d) && typeof d['childSessionId'] === 'string' && optString(d['parentSessionId']) && optString(d['stopReason']) && optString(d['previousSessionId'])
+
+/**
  * The guard of a frequent event type's `data`, equal to `dataCodecs[type].is`, or `undefined` for the other
  * types (whose codec is then asked). A `switch` ordered by how often each type occurs.
  * @internal
@@ -114,11 +138,52 @@ export const dataGuardOf = (type: string): ((data: unknown) => boolean) | undefi
     case 'step/end':
     case 'turn/start':
       return turnStep
+    case 'turn/end':
+      return turnEnd
     case 'session/status':
       return sessionStatus
     case 'agent/inbox/spliced':
       return inboxSpliced
+    case 'subagent/started':
+    case 'subagent/finished':
+      return subagent
     default:
       return undefined
+  }
+}
+
+/** `isSeq` of decodeEvent.ts: a non-negative integer. */
+const isSeq = (u: unknown): boolean => typeof u === 'number' && Number.isInteger(u) && u >= 0
+
+/** `isTime` of decodeEvent.ts: finite epoch milliseconds, or a string. */
+const isTime = (u: unknown): boolean => (typeof u === 'number' && Number.isFinite(u)) || typeof u === 'string'
+
+/**
+ * `true` only when `o` is a bare native event that `decodeEventRaw` hands on unchanged, by identity: an object
+ * with a string `type` (one with a data guard here, other than `turn/end`, whose reason the decoder checks with its
+ * table), a string `sessionId`, a `data` its guard accepts, a valid `seq` and `time` when present, and no `line`
+ * or `recordType`. `false` means nothing: the caller asks the decoder (which explains any problem). One pass over
+ * the envelope, each field read once — the native translator's per-event check. Never throws on a JSON value.
+ * `test/core/dataGuards.prop.test.ts` checks that the decoder returns every value this accepts as it is.
+ * @internal
+ */
+export const isPlainEvent = (o: unknown): boolean => {
+  if (!isObj(o)) return false
+  const type = o['type']
+  if (typeof type !== 'string' || typeof o['sessionId'] !== 'string') return false
+  const data = o['data']
+  if (data === undefined) return false
+  const seq = o['seq']
+  if (seq !== undefined && !isSeq(seq)) return false
+  const time = o['time']
+  if (time !== undefined && !isTime(time)) return false
+  if (o['line'] !== undefined || o['recordType'] !== undefined) return false
+  switch (type) {
+    case 'assistant/chunk':
+      return assistantChunk(data)
+    case 'turn/end':
+      return false
+    default:
+      return dataGuardOf(type)?.(data) === true
   }
 }

@@ -52,6 +52,7 @@ import {
   type RunDraft,
   type RunResult,
 } from './RunResult.js'
+import { idKey } from './idKey.js'
 import { safeName } from './names.js'
 import { endingFromTurnEndReason } from './turnEnd.js'
 import { roundUsd } from './usd.js'
@@ -400,12 +401,17 @@ const forgetSessions = (s: FoldState, count: { n: number }): void => {
   count.n = keys.length - dropped
 }
 
+/** {@link seenSeq}'s verdicts: a new seq, a repeated one (dropped), a late one (lower than the highest, applied). */
+const NEW_SEQ = 0
+const REPEAT_SEQ = 1
+const LATE_SEQ = 2
+
 /** Whether this seq was already applied in the session (and must be dropped); records it otherwise. */
-const seenSeq = (s: FoldState, session: string, seq: number, cache?: SeqCache): 'new' | 'repeat' | 'late' => {
+const seenSeq = (s: FoldState, session: string, seq: number, cache?: SeqCache): 0 | 1 | 2 => {
   let m: SeqMemory | undefined
   if (cache !== undefined && cache.id === session && cache.mem !== undefined) m = cache.mem
   else {
-    const key = `#${session}`
+    const key = idKey(session)
     m = s.sessions[key]
     if (m === undefined) {
       m = { max: -1, recent: [], pos: 0, used: s.events }
@@ -424,10 +430,10 @@ const seenSeq = (s: FoldState, session: string, seq: number, cache?: SeqCache): 
   }
   // the LRU stamp: the same with or without the cache (the pure `step` and the fast path give one state)
   m.used = s.events
-  let verdict: 'new' | 'late' = 'new'
+  let verdict: 0 | 2 = NEW_SEQ
   if (seq <= m.max) {
-    if (m.recent.includes(seq)) return 'repeat'
-    verdict = 'late'
+    if (m.recent.includes(seq)) return REPEAT_SEQ
+    verdict = LATE_SEQ
   } else {
     m.max = seq
   }
@@ -468,19 +474,8 @@ const isZero = (b: BucketsDraft): boolean =>
   b.inputTokens === 0 && b.cacheReadTokens === 0 && b.cacheWriteTokens === 0 && b.outputTokens === 0 && b.reasoningTokens === 0
 
 /** Adds (`sign` 1) or takes back (`sign` −1) one priced item of `model` in a book. */
-/** The `#`-prefixed key of a model, remembered for the last model seen (most items name the same one). */
-let lastModel = ''
-let lastModelKey = '#'
-const modelKey = (model: string): string => {
-  if (model !== lastModel) {
-    lastModel = model
-    lastModelKey = `#${model}`
-  }
-  return lastModelKey
-}
-
 const bookItem = (book: UsageBook, model: string, b: BucketsDraft, costUsd: number | null, sign: 1 | -1): void => {
-  const key = modelKey(model)
+  const key = idKey(model)
   let m = book.byModel[key]
   if (m === undefined) {
     m = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, costUsd: 0, costMissing: 0, items: 0 }
@@ -596,7 +591,7 @@ const notBelow = (a: BucketsDraft, b: BucketsDraft): boolean =>
 
 /** Moves a counter's baseline to a new running total and returns the change (a total that went down counts from zero). */
 const totalChange = (s: FoldState, data: Extract<SessionEvent, { type: 'usage/total' }>['data']): TotalChange => {
-  const base = baselineOf(s, `#${data.counter ?? ''}`)
+  const base = baselineOf(s, idKey(data.counter ?? ''))
   let wentDown = false
   let usage: BucketsDraft | null = null
   if (data.usage !== undefined) {
@@ -852,71 +847,173 @@ const applyFact = (s: FoldState, run: NativeRunState, ev: SessionEvent, line: nu
 }
 
 /**
+ * The most frequent events (text deltas, steps, tool calls and results, turn starts, inbox receipts) of the root
+ * session in the middle of a run, applied with exactly the effects the general path of {@link applyEvent} gives them, without
+ * its checks that cannot apply: an open, unfinished fold with a known root, no run just closed, no line of the
+ * event's own, and a `seq` that is new and above every earlier one in the root session, whose memory the cache
+ * holds (or no `seq`). Returns `false`, having changed nothing, for any other event or state.
+ */
+const applySimple = (s: FoldState, ev: SessionEvent, lineArg: number | undefined, cache: SeqCache | undefined): boolean => {
+  if (s.done || !s.open || s.afterClose) return false
+  const root = s.root
+  if (root === null || ev.sessionId !== root || ev.line !== undefined) return false
+  const type = ev.type
+  // 0: only the run's last word and its time; 1: content; 2: a tool call; 3: a turn start
+  let effect: number
+  switch (type) {
+    case 'assistant/chunk':
+    case 'tool/result':
+    case 'agent/inbox/spliced':
+      effect = 1
+      break
+    case 'step/start':
+    case 'step/end':
+      effect = 0
+      break
+    case 'tool/call':
+      effect = 2
+      break
+    case 'turn/start':
+      effect = 3
+      break
+    default:
+      return false
+  }
+  const seq = ev.seq
+  if (seq !== undefined) {
+    if (cache === undefined || cache.id !== root) return false
+    const m = cache.mem
+    if (m === undefined || seq <= m.max) return false
+    s.events++
+    s.closed = null
+    // what seenSeq records for a new seq
+    m.used = s.events
+    m.max = seq
+    if (m.recent.length < SEQ_WINDOW) m.recent.push(seq)
+    else {
+      m.recent[m.pos] = seq
+      m.pos = (m.pos + 1) % SEQ_WINDOW
+    }
+  } else {
+    s.events++
+    s.closed = null
+  }
+  const run = s.run
+  const d = run.draft
+  touch(d, lineArg, ev.time)
+  run.lastEventType = ev.recordType ?? type
+  if (effect === 0) return true
+  if (effect === 2) d.toolCalls++
+  content(s, d)
+  run.fatal = null
+  if (effect === 3) {
+    d.turns++
+    run.sticky = null
+    run.cancel = null
+  }
+  return true
+}
+
+/**
  * Applies one decoded event to the state **in place**. The engine behind `step` (which copies first) and the
  * fast paths (one private state per fold). `lineArg` is the event's 1-based line when read from a log; an
  * event's own `line` (a translated record's line in its original log) takes precedence.
  * @internal
  */
 export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cache?: SeqCache): void => {
+  if (!applySimple(s, ev, lineArg, cache)) applyGeneral(s, ev, lineArg, cache)
+}
+
+/**
+ * {@link applyEvent} without its shortcut for the most frequent events: every event through every check. What
+ * the shortcut is tested equal to (`test/core/applySimple.prop.test.ts`).
+ * @internal
+ */
+export const applyGeneral = (s: FoldState, ev: SessionEvent, lineArg?: number, cache?: SeqCache): void => {
   s.events++
   s.closed = null
   if (s.done) return
+  // each field read once (ev.type below stays for the narrowing of the final switch)
+  const type = ev.type
+  const sid = ev.sessionId
+  const evLine = ev.line
   // line 0: a boundary a translator states between two records (at no line of the log)
-  const line = ev.line === 0 ? undefined : (ev.line ?? lineArg)
+  const line = evLine === 0 ? undefined : (evLine ?? lineArg)
   // Owned interval: drop everything before the receipt that inserted our message.
   if (!s.open) {
     if (ev.type !== 'agent/inbox/spliced' || !ev.data.inserted.some((m) => m.id === s.messageId)) return
     s.open = true
-    if (s.root === null && ev.sessionId !== null) s.root = ev.sessionId
+    if (s.root === null && sid !== null) s.root = sid
   }
   if (ev.type === 'subagent/started' || ev.type === 'subagent/finished') {
     const { parentSessionId, childSessionId } = ev.data
     if (parentSessionId !== undefined && (s.root === null || s.root === childSessionId)) s.root = parentSessionId
-  } else if (ev.type === 'session/started') {
-    s.root = ev.sessionId
-    if (ev.sessionId !== null && s.children[`#${ev.sessionId}`] === true) {
-      delete s.children[`#${ev.sessionId}`]
+  } else if (type === 'session/started') {
+    s.root = sid
+    if (sid !== null && s.children[idKey(sid)] === true) {
+      delete s.children[idKey(sid)]
       const count = childCounts.get(s.children)
       if (count !== undefined) count.n--
     }
-  } else if (s.root === null && ev.sessionId !== null && s.children[`#${ev.sessionId}`] === undefined) {
-    s.root = ev.sessionId
+  } else if (s.root === null && sid !== null && s.children[idKey(sid)] === undefined) {
+    s.root = sid
   }
-  const session = ev.sessionId ?? s.root ?? ''
-  const isRoot = ev.sessionId === null || ev.sessionId === s.root
-  if (ev.seq !== undefined) {
-    const v = seenSeq(s, session, ev.seq, cache)
-    if (v === 'repeat') {
-      addDiagnostic(s.run.draft, line, `dropped a repeated delivery (seq ${ev.seq} was already applied in this session)`)
-      return
+  const root = s.root
+  const isRoot = sid === null || sid === root
+  // the root's events name the session by the root's own string (equal): the seq cache then compares by identity
+  const session = isRoot ? (root ?? sid ?? '') : (sid ?? '')
+  const seq = ev.seq
+  if (seq !== undefined) {
+    const v = seenSeq(s, session, seq, cache)
+    if (v !== NEW_SEQ) {
+      if (v === REPEAT_SEQ) {
+        addDiagnostic(s.run.draft, line, `dropped a repeated delivery (seq ${seq} was already applied in this session)`)
+        return
+      }
+      addDiagnostic(s.run.draft, line, `applied an event whose seq ${seq} is lower than an earlier one in this session`)
     }
-    if (v === 'late') addDiagnostic(s.run.draft, line, `applied an event whose seq ${ev.seq} is lower than an earlier one in this session`)
   }
   if (s.afterClose && lateFact(s, ev, line, isRoot, cache)) return
-  // a note belongs to no run (a record of a run already handed out): it counts in none
-  if (ev.type === 'source/diagnostic' && ev.data.note === true) {
-    addNote(s, line, ev.data.message)
-    return
-  }
   const run = s.run
   const d = run.draft
-  touch(d, line, ev.time)
-  if (ev.type === 'source/diagnostic') {
-    addDiagnostic(d, line, ev.data.message)
-    return
+  switch (type) {
+    case 'assistant/chunk':
+      // the most frequent event (text deltas): its whole effect, without the checks below that cannot apply to it
+      touch(d, line, ev.time)
+      run.lastEventType = ev.recordType ?? type
+      if (isRoot) {
+        content(s, d)
+        run.fatal = null
+      }
+      return
+    case 'source/diagnostic':
+      // a note belongs to no run (a record of a run already handed out): it counts in none
+      if (ev.data.note === true) {
+        addNote(s, line, ev.data.message)
+        return
+      }
+      touch(d, line, ev.time)
+      addDiagnostic(d, line, ev.data.message)
+      return
+    case 'source/record':
+    case 'session/started':
+      touch(d, line, ev.time)
+      // a record without run facts (or the session it names) is the last word only when it says what it was
+      if (ev.recordType !== undefined) run.lastEventType = ev.recordType
+      return
+    case 'session/status':
+      touch(d, line, ev.time)
+      // the root idle that closes a run is its boundary, not its last word: an unfinished run names what came before it
+      if (isRoot && ev.data.status === 'idle' && (d.hasContent || s.messageId !== null)) {
+        closeRun(s)
+        if (s.messageId !== null) s.done = true
+        return
+      }
+      break
+    default:
+      touch(d, line, ev.time)
   }
-  if (ev.type === 'source/record' || ev.type === 'session/started') {
-    // a record without run facts (or the session it names) is the last word only when it says what it was
-    if (ev.recordType !== undefined) run.lastEventType = ev.recordType
-    return
-  }
-  // the root idle that closes a run is its boundary, not its last word: an unfinished run names what came before it
-  if (ev.type === 'session/status' && isRoot && ev.data.status === 'idle' && (d.hasContent || s.messageId !== null)) {
-    closeRun(s)
-    if (s.messageId !== null) s.done = true
-    return
-  }
-  run.lastEventType = ev.recordType ?? (ev.type === 'run-outcome/ignored' ? ev.data.originalType : ev.type)
+  run.lastEventType = ev.recordType ?? (ev.type === 'run-outcome/ignored' ? ev.data.originalType : type)
   switch (ev.type) {
     case 'run-outcome/ignored':
       addDiagnostic(d, line, ignoredMessage(ev))
@@ -930,7 +1027,6 @@ export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cac
       }
       return
     case 'agent/inbox/spliced':
-    case 'assistant/chunk':
     case 'tool/result':
       if (isRoot) {
         content(s, d)
@@ -1061,7 +1157,7 @@ const childCounts = new WeakMap<Record<string, true>, { n: number }>()
 
 /** Remembers a child session id, forgetting the oldest half past {@link MAX_CHILD_IDS}. */
 const nameChild = (s: FoldState, child: string): void => {
-  const key = `#${child}`
+  const key = idKey(child)
   if (s.children[key] === true) return
   s.children[key] = true
   let count = childCounts.get(s.children)
@@ -1079,17 +1175,17 @@ const nameChild = (s: FoldState, child: string): void => {
 /** Renames a child (keeping its place and ending), e.g. from a tool call id to the agent id its result names. */
 const renameChild = (d: RunDraft, from: string, to: string): void => {
   if (from === to) return
-  const i = d.childIndex[`#${from}`]
+  const i = d.childIndex[idKey(from)]
   if (i === undefined) {
     ensureChild(d, to)
     return
   }
-  if (d.childIndex[`#${to}`] !== undefined) return
+  if (d.childIndex[idKey(to)] !== undefined) return
   const c = d.children[i]
   if (c === undefined) return
   c.sessionId = to
-  delete d.childIndex[`#${from}`]
-  d.childIndex[`#${to}`] = i
+  delete d.childIndex[idKey(from)]
+  d.childIndex[idKey(to)] = i
 }
 
 /**

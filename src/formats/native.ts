@@ -10,7 +10,9 @@
  * @module
  */
 import * as t from 'io-ts'
+import { isPlainEvent } from '../core/dataGuards.js'
 import { decodeEventRaw } from '../core/decodeEvent.js'
+import type { SessionEvent } from '../core/events.js'
 import { ProtocolError } from '../core/ProtocolError.js'
 import type { Translator } from '../core/translator.js'
 import { readerFrom } from './fromTranslator.js'
@@ -57,7 +59,8 @@ export const nativeTranslator: Translator<NativeTranslatorState> = {
   stateCodec: t.type({ events: t.number }),
   init: () => ({ events: 0 }),
   record(state, value, line, emit) {
-    const decoded = decodeEventRaw(value, state.events)
+    // the common event passes one check of its envelope and data and is already its decoded self
+    const decoded = isPlainEvent(value) ? (value as SessionEvent) : decodeEventRaw(value, state.events)
     if (decoded instanceof ProtocolError) return line === undefined ? decoded : decoded.at(line)
     state.events++
     emit(decoded)

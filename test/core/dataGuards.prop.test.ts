@@ -32,6 +32,18 @@ const full: Record<string, Record<string, unknown>> = {
   'turn/start': { turn: 1 },
   'session/status': { status: 'idle' },
   'agent/inbox/spliced': { inserted: [{ id: 'a' }, { id: 'b' }] },
+  'turn/end': {
+    turn: 1,
+    step: 2,
+    reason: { kind: 'completed' },
+    finishReason: 'stop',
+    inferred: false,
+    text: 'done',
+    structuredOutput: { a: 1 },
+    durationMs: 12,
+  },
+  'subagent/started': { childSessionId: 'c', parentSessionId: 'p', stopReason: 'done', previousSessionId: 'q' },
+  'subagent/finished': { childSessionId: 'c', parentSessionId: 'p', stopReason: 'done', previousSessionId: 'q' },
 }
 
 /** Odd values a field may hold: the edges of the number checks, and other JSON and non-JSON kinds. */
@@ -58,7 +70,7 @@ const setAt = (v: unknown, path: ReadonlyArray<string | number>, x: unknown): un
 }
 
 describe('dataGuards', () => {
-  it('guards the frequent types: chunks, messages, tool calls and results, steps, turn starts, status, inbox', () => {
+  it('guards the frequent types: chunks, messages, tool calls and results, steps, turn starts and ends, status, inbox, subagents', () => {
     expect(guarded.sort()).toStrictEqual(Object.keys(full).sort())
     for (const t of guarded) expect([t, dataGuardOf(t)?.(full[t])]).toStrictEqual([t, true])
   })
