@@ -4,12 +4,12 @@
  * `replay --format native` folds to the same runs as the original.
  * @module
  */
+import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { SessionEvent } from '../core/events.js'
 import { isProtocolError } from '../core/ProtocolError.js'
 import { formats } from '../formats/index.js'
-import { fileChunks } from '../node/fileChunks.js'
 import { subagentFilesOf } from '../node/claudeSubagents.js'
 import { LINE_CAP_TEXT } from '../io/lines.js'
 import { ALREADY_READ, listLogPaths } from '../node/files.js'
@@ -105,7 +105,7 @@ const eventsInput = async (input: string, format: string, io: CliIO, seen: Set<s
     )
     return EXIT.usage
   }
-  if (!isDir) return eventsOne(fileChunks(input), input, input, format, io, true)
+  if (!isDir) return eventsOne(createReadStream(input, { highWaterMark: 256 * 1024 }), input, input, format, io, true)
   let again = 0
   const skipped = (p: string, why: string): void => {
     io.stderr.write(`run-outcome events: skipped ${forTerminal(p)}: ${forTerminal(why)}\n`)
@@ -123,7 +123,7 @@ const eventsInput = async (input: string, format: string, io: CliIO, seen: Set<s
     return EXIT.usage
   }
   let code: number = EXIT.ok
-  for (const f of files) code = worst(code, await eventsOne(fileChunks(f.path), f.label, f.label, format, io, false))
+  for (const f of files) code = worst(code, await eventsOne(createReadStream(f.path, { highWaterMark: 256 * 1024 }), f.label, f.label, format, io, false))
   return code
 }
 

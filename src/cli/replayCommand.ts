@@ -2,6 +2,7 @@
  * `run-outcome replay [FILE|DIR|-]… [--format F] [--json] [--accept KIND]…` (SPEC §1).
  * @module
  */
+import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { CostEstimator } from '../core/fold.js'
 import { endingKinds, isEndingKind, isSuccess, type EndingKind } from '../core/RunEnding.js'
@@ -9,7 +10,6 @@ import { isProtocolError } from '../core/ProtocolError.js'
 import type { RunResult } from '../core/RunResult.js'
 import { SeenRecords } from '../formats/claudeCode/seen.js'
 import { formats } from '../formats/index.js'
-import { fileChunks } from '../node/fileChunks.js'
 import { attachSubagents, subagentFilesOf } from '../node/claudeSubagents.js'
 import { LINE_CAP_TEXT } from '../io/lines.js'
 import { ALREADY_READ, listLogPaths } from '../node/files.js'
@@ -185,7 +185,7 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
     )
     return EXIT.usage
   }
-  if (!isDir) return replayOne(fileChunks(input), input, input, options, io, true, await subagentsOf(input))
+  if (!isDir) return replayOne(createReadStream(input, { highWaterMark: 256 * 1024 }), input, input, options, io, true, await subagentsOf(input))
   let again = 0
   const files = await listLogPaths(input, (p, why) => noteSkipped(io, options, p, why), {
     seen: options.seenFiles,
@@ -206,7 +206,16 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
   for (const f of files)
     code = worst(
       code,
-      await replayOne(fileChunks(f.path), f.label, f.label, options, io, false, typeof f.path === 'string' && (await subagentsOf(f.path)), seen),
+      await replayOne(
+        createReadStream(f.path, { highWaterMark: 256 * 1024 }),
+        f.label,
+        f.label,
+        options,
+        io,
+        false,
+        typeof f.path === 'string' && (await subagentsOf(f.path)),
+        seen,
+      ),
     )
   if (seen.read === 0) {
     // every file was skipped: nothing was read, which is an input error, not an empty success

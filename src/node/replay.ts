@@ -2,13 +2,13 @@
  * Replaying recorded logs on Node: a byte stream (file, stdin, gzip) → format detection → a format reader →
  * one `RunResult` per run, handed out as each run ends.
  *
- * Line-based logs are streamed (never read whole): chunks of up to 1 MiB (a file path is read with synchronous
- * reads, `fileChunks.ts`; a stream as it comes), split on the newline byte. Only
+ * Line-based logs are streamed (never read whole): 256 KiB chunks, split on the newline byte. Only
  * single-document formats (a JSON object or array spread over lines) are read whole, up to 64 MB (SPEC §6).
  * `--format auto` sniffs the first 20 lines (or the document's top-level shape).
  *
  * @module
  */
+import { createReadStream } from 'node:fs'
 import { createGunzip } from 'node:zlib'
 import { Readable } from 'node:stream'
 import type { SessionEvent } from '../core/events.js'
@@ -20,7 +20,6 @@ import { QUIET_MS, type FormatModule, type LineReader, type ReaderOptions } from
 import type { SeenRecords } from '../formats/claudeCode/seen.js'
 import { countJsonValues, LINE_CAP_TEXT, LineSplitter, MAX_LINE_VALUES } from '../io/lines.js'
 import { attachSubagents, subagentFilesOf } from './claudeSubagents.js'
-import { fileChunks } from './fileChunks.js'
 import type { SkimMode } from '../formats/skim/skim.js'
 
 /** The skim mode `RUN_OUTCOME_SKIM` asks for: `1` long lines, `all` every line, anything else (or unset) none. */
@@ -444,7 +443,7 @@ export const replayStream = async (
  */
 export const replayFile = async (path: string, options: ReplayOptions = {}): Promise<Array<RunResult>> => {
   const runs: Array<RunResult> = []
-  const outcome = await replayStream(fileChunks(path), (r) => runs.push(r), {
+  const outcome = await replayStream(createReadStream(path, { highWaterMark: 256 * 1024 }), (r) => runs.push(r), {
     file: path,
     ...options,
   })
@@ -460,7 +459,7 @@ export type ReplayRunsOptions = ReplayOptions
 
 /**
  * Replays one log — a file path (any format, `.gz` too) or a byte stream — as an async iterable of its runs, in
- * order (SPEC §1), with memory flat in the size of the input: the input is read in chunks of up to 1 MiB, and the next
+ * order (SPEC §1), with memory flat in the size of the input: the input is read in 256 KiB chunks, and the next
  * chunk is read only once the caller has taken every run the last one finished, so at most the runs of one chunk
  * wait in memory (peak RSS at 1e5, 1e6 and 3e6 native events is measured in `npm run bench`). The way to read a
  * large log or a whole folder of them; {@link replayFile} collects every run in an array first.
@@ -492,7 +491,7 @@ export async function* replayRuns(
     yield* await replayFile(input, options)
     return
   }
-  const opened = typeof input === 'string' ? fileChunks(input) : undefined
+  const opened = typeof input === 'string' ? createReadStream(input, { highWaterMark: 256 * 1024 }) : undefined
   const source = opened ?? (input as AsyncIterable<Uint8Array | string>)
   const options_: ReplayOptions = typeof input === 'string' ? { file: input, ...options } : options
   const queue: Array<RunResult> = []
@@ -564,8 +563,9 @@ export async function* replayRuns(
     await done
     // a stream left before its end (the caller broke off, a protocol error, an input that could not be read)
     if (opened !== undefined) {
-      // the loop is left once the file is closed (the reader's `finally` closes it)
-      await opened.return(undefined)
+      opened.destroy()
+      // the loop is left once the file is closed, not merely asked to close
+      if (!opened.closed) await new Promise<void>((res) => opened.once('close', () => res()))
     } else {
       const s = source as { destroy?: unknown }
       if (typeof s.destroy === 'function') (s.destroy as () => void).call(source)
