@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { dataGuardOf } from '../../src/core/dataGuards.js'
 import { dataCodecs } from '../../src/core/events.js'
 import { numRuns } from '../support/arbitraries.js'
+import { paths, setAt } from '../support/valuePaths.js'
 
 const guarded = Object.keys(dataCodecs).filter((k) => dataGuardOf(k) !== undefined) as Array<keyof typeof dataCodecs>
 
@@ -52,22 +53,6 @@ const odd = fc.oneof(
   fc.constantFrom(null, undefined, true, false, '', 'idle', 'running', 'x', [], {}, [{}], [1], [{ id: 1 }], [{ id: 'a' }]),
   fc.jsonValue({ maxDepth: 3 }),
 )
-
-/** Paths into a data value whose leaf may be replaced (nested structs and array items too). */
-const paths = (v: unknown, prefix: Array<string | number> = []): Array<Array<string | number>> => {
-  if (typeof v !== 'object' || v === null) return [prefix]
-  const keys: Array<string | number> = Array.isArray(v) ? v.map((_, i) => i) : Object.keys(v)
-  return [prefix, ...keys.flatMap((k) => paths((v as Record<string | number, unknown>)[k], [...prefix, k]))]
-}
-const setAt = (v: unknown, path: ReadonlyArray<string | number>, x: unknown): unknown => {
-  if (path.length === 0) return x
-  const [k, ...rest] = path as [string | number, ...Array<string | number>]
-  const copy = Array.isArray(v) ? [...v] : { ...(v as Record<string, unknown>) }
-  const cur = (copy as Record<string | number, unknown>)[k]
-  if (x === undefined && rest.length === 0 && !Array.isArray(copy)) delete (copy as Record<string, unknown>)[k as string]
-  else (copy as Record<string | number, unknown>)[k] = setAt(cur, rest, x)
-  return copy
-}
 
 describe('dataGuards', () => {
   it('guards the frequent types: chunks, messages, tool calls and results, steps, turn starts and ends, status, inbox, subagents', () => {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { isPlainEvent } from '../../src/core/dataGuards.js'
 import { decodeEventRaw } from '../../src/core/decodeEvent.js'
 import { anyEventArb, numRuns } from '../support/arbitraries.js'
+import { paths, setAt } from '../support/valuePaths.js'
 
 /** Valid bare events of every type the check knows, as a native log holds them. */
 const valid: Array<Record<string, unknown>> = [
@@ -37,21 +38,6 @@ const odd = fc.oneof(
   fc.constantFrom('run-outcome/ignored', 'turn/end', 'assistant/chunk', 'todo/write', 'session.event'),
   fc.jsonValue({ maxDepth: 2 }),
 )
-
-/** Every path into a value (nested objects and arrays too). */
-const paths = (v: unknown, prefix: Array<string | number> = []): Array<Array<string | number>> => {
-  if (typeof v !== 'object' || v === null) return [prefix]
-  const keys: Array<string | number> = Array.isArray(v) ? v.map((_, i) => i) : Object.keys(v)
-  return [prefix, ...keys.flatMap((k) => paths((v as Record<string | number, unknown>)[k], [...prefix, k]))]
-}
-const setAt = (v: unknown, path: ReadonlyArray<string | number>, x: unknown): unknown => {
-  if (path.length === 0) return x
-  const [k, ...rest] = path as [string | number, ...Array<string | number>]
-  const copy = Array.isArray(v) ? [...v] : { ...(v as Record<string, unknown>) }
-  if (x === undefined && rest.length === 0 && !Array.isArray(copy)) delete (copy as Record<string, unknown>)[k as string]
-  else (copy as Record<string | number, unknown>)[k] = setAt((copy as Record<string | number, unknown>)[k], rest, x)
-  return copy
-}
 
 /** The property: accepted ⇒ decoded to itself. Returns whether it was accepted. */
 const check = (v: unknown): boolean => {
