@@ -1,7 +1,7 @@
 /**
  * The worker-thread pool of `stats`: units of work (the files of one folder, or one file; `records.ts`
  * `unitsOf`) are handed out one at a time to `jobs` workers; a worker posts the files' outcomes as they are read
- * (`{ outcome }`, or a batch `{ outcomes }`) and `done` after the unit's last file, then gets the next unit.
+ * (`{ outcomes }`, in batches) and `done` with the unit's last ones, then gets the next unit.
  *
  * A worker that dies (an uncaught error, an exit, an out-of-memory kill) takes only the file it was reading: that
  * file is reported as skipped (`why: 'crashed'`, named, counted), the rest of its unit goes back to the queue, and
@@ -13,10 +13,10 @@ import { Worker } from 'node:worker_threads'
 import { fileLabel, type FileOutcome, type UnitFile } from './records.js'
 
 /**
- * A message from a pool worker: one file's outcome; several, in the order read (and, with `done`, the end of the
- * unit); or the end of the unit. @since 0.2.0
+ * A message from a pool worker: outcomes of the unit's files, in the order read, and with `done` the end of the
+ * unit. @since 0.2.0
  */
-export type PoolMessage = { readonly outcome: FileOutcome } | { readonly outcomes: ReadonlyArray<FileOutcome>; readonly done?: true } | { readonly done: true }
+export type PoolMessage = { readonly outcomes: ReadonlyArray<FileOutcome>; readonly done?: true }
 
 /**
  * What a pool worker is started with: its job (`PoolOptions.workerData`), and a shared counter a worker that posts
@@ -138,16 +138,9 @@ export const runPool = async <F extends UnitFile>(
       let died = false
       worker.on('message', (m: PoolMessage) => {
         if (finished) return
-        if ('outcome' in m) {
+        for (const o of m.outcomes) {
           reported++
-          onOutcome(m.outcome)
-          return
-        }
-        if ('outcomes' in m) {
-          for (const o of m.outcomes) {
-            reported++
-            onOutcome(o)
-          }
+          onOutcome(o)
         }
         if (m.done === true && !died) feed()
       })
