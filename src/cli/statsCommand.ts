@@ -50,11 +50,11 @@ is counted as "with no run", not as an unfinished run ('replay' of that file alo
 prints one unfinished run, as for any input without a run).
 
 Cost: a cost the log reports is used as is. Every other model request is priced on its
-own from the prices bundled with ${PRICE_PACKAGE} ${PRICE_DATA_VERSION} (offline, today's
-prices; tiered prices per request) and marked ~ (estimated). A model the data does not
-know, or a log that names no model (codex exec --json), leaves the run's cost unknown:
-such runs are counted apart, by model, never as $0 (a + after a cost: some runs of the
-row have no known cost and are not in it).
+own from the prices bundled with ${PRICE_PACKAGE} ${PRICE_DATA_VERSION} (offline; the
+prices in force at the request's time, tiered per request) and marked ~ (estimated).
+A model the data does not know, or a log that names no model (codex exec --json),
+leaves the run's cost unknown: such runs are counted apart, by model, never as $0 (a +
+after a cost: some runs of the row have no known cost and are not in it).
 
 Options:
   --by KEY         group by ending (default), format, model, day, week, month,

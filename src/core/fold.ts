@@ -329,11 +329,14 @@ const textOf = (content: ReadonlyArray<Record<string, unknown>>): string | null 
 
 /**
  * What an item that has no cost of its own costs (USD), estimated from its model and usage (tokens) — one model
- * request priced on its own, so tiered prices apply per request. `undefined` when the model has no known price.
+ * request priced on its own, so tiered prices apply per request. `at` is the time of the event that carried the
+ * usage (epoch milliseconds or ISO-8601, as the envelope gives it; absent when the event has none), so a price
+ * that changes on a date (or by the time of day) is the one in force when the request was made; an estimator may
+ * ignore it. `undefined` when the model has no known price.
  * @since 0.2.0
  * @category Fold
  */
-export type CostEstimator = (model: string, usage: UsageBuckets) => number | undefined
+export type CostEstimator = (model: string, usage: UsageBuckets, at?: number | string) => number | undefined
 
 /**
  * The fold's working context beside its state (not part of it, not checkpointed): the last session's seq
@@ -344,6 +347,8 @@ export interface SeqCache {
   id: string | null
   mem: SeqMemory | undefined
   estimate?: CostEstimator | undefined
+  /** The time of the event being applied (its envelope's), handed to the estimator. */
+  time?: number | string | undefined
 }
 
 /** {@link itemCost} of a native usage (buckets built only when an estimate is needed); `undefined` for unknown. */
@@ -371,7 +376,7 @@ const itemCost = (
   if (est === undefined || isZero(b)) return null
   let v: number | undefined
   try {
-    v = est(model ?? 'unknown', b)
+    v = est(model ?? 'unknown', b, ctx?.time)
   } catch {
     v = undefined
   }
@@ -921,6 +926,7 @@ const applySimple = (s: FoldState, ev: SessionEvent, lineArg: number | undefined
  * @internal
  */
 export const applyEvent = (s: FoldState, ev: SessionEvent, lineArg?: number, cache?: SeqCache): void => {
+  if (cache !== undefined) cache.time = ev.time
   if (!applySimple(s, ev, lineArg, cache)) applyGeneral(s, ev, lineArg, cache)
 }
 

@@ -115,8 +115,9 @@ const candidates = (model: string): Array<Lookup> => {
 /** Options of {@link bundledEstimator}. @since 0.2.0 */
 export interface BundledEstimatorOptions {
   /**
-   * The date whose prices apply (the data has prices that change on a date). Default: the time the estimator is
-   * made (today's prices, as the provider bills now). A time passed by the caller per request wins.
+   * The date whose prices apply to a request that comes without a time (the data has prices that change on a
+   * date). Default: the time the estimator is made. A time passed by the caller per request (the fold passes the
+   * usage event's) wins.
    */
   readonly at?: Date
 }
@@ -227,7 +228,8 @@ export const estimatorOf = (s: EstimateSettings): CostEstimator | undefined => {
   const bundled = bundledEstimator()
   if (s.table === undefined) return bundled
   const own = priceTableEstimator(s.table)
-  return (model, usage) => own(model, usage) ?? bundled(model, usage)
+  // the table's prices hold at any time; the bundled ones at the request's
+  return (model, usage, at) => own(model, usage) ?? bundled(model, usage, at)
 }
 
 /**

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { calcPrice } from '@pydantic/genai-prices'
 import { describe, expect, it } from 'vitest'
+import type { CostEstimator } from '../../src/core/fold.js'
 import type { UsageBuckets } from '../../src/core/RunResult.js'
 import { replayFile } from '../../src/node/replay.js'
 import { bundledEstimator, estimatorOf, genaiUsage, PRICE_DATA_VERSION, priceDataOf, providerOf } from '../../src/prices/genaiPrices.js'
@@ -169,6 +170,29 @@ describe('per-request estimates', () => {
     const whole = (3_000 * 6 + 380_000 * 0.6 + 15_000 * 7.5 + 6_000 * 22.5) / 1e6
     expect(whole).toBeCloseTo(0.4935, 12)
     expect(run?.cost.totalUsd).not.toBeCloseTo(whole, 3)
+  })
+
+  it('each request is priced at the prices in force at its own time, not at the day of the reading', async () => {
+    // a Codex rollout of 2026-07-16 on gpt-5.6-terra, whose bundled price drops on 2026-07-30
+    const file = new URL('../fixtures/codex-rollout/fork-copied-parent-history.jsonl', import.meta.url).pathname
+    // its one request, as replay reports it (the rollout's running total; the golden record holds the same)
+    const u = buckets(904, 20_096, 0, 7)
+    const at = (day: string): number => calcPrice(genaiUsage(u), 'gpt-5.6-terra', { providerId: 'openai', timestamp: new Date(day) })?.total_price ?? Number.NaN
+    const then = at('2026-07-16T05:31:40.121Z')
+    const later = at('2026-08-30T00:00:00.000Z')
+    expect(then).toBeCloseTo(0.007389, 12)
+    expect(later).toBeCloseTo(0.0059112, 12)
+    // the estimator's clock is the day after the drop: a request with no time of its own would take that price
+    for (const estimate of [bundledEstimator({ at: new Date('2026-08-30T00:00:00Z') }), estimatorOf({ enabled: true, table: {} }) as CostEstimator]) {
+      const [run] = await replayFile(file, { estimate })
+      expect(run?.usage.byModel['gpt-5.6-terra']).toMatchObject({ inputTokens: 904, cacheReadTokens: 20_096, outputTokens: 7 })
+      expect(run?.cost.totalUsd).toBeCloseTo(then, 12)
+      expect(run?.cost.estimated).toBe(true)
+    }
+    const direct = bundledEstimator({ at: new Date('2026-08-30T00:00:00Z') })
+    expect(direct('gpt-5.6-terra', u)).toBeCloseTo(later, 12)
+    expect(direct('gpt-5.6-terra', u, '2026-07-16T05:31:40.121Z')).toBeCloseTo(then, 12)
+    expect(direct('gpt-5.6-terra', u, Date.parse('2026-07-16T05:31:40.121Z'))).toBeCloseTo(then, 12)
   })
 
   it('Claude Code home tree: each session costs the sum of calcPrice over its requests (subagent files included)', async () => {
