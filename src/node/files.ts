@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { readdir, stat } from 'node:fs/promises'
+import { readdirSync, statSync } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import { basename, dirname, join, relative, isAbsolute, sep } from 'node:path'
 
 const LOG_EXTENSIONS = ['.jsonl', '.ndjson', '.json', '.log', '.txt']
@@ -50,6 +51,23 @@ export const isClaudeSubagentFile = async (path: string, root?: string): Promise
   if (root !== undefined && !isInside(root, session)) return false
   return exists(session)
 }
+
+/** {@link isClaudeSubagentFile} with a synchronous look at the session file. */
+const isClaudeSubagentFileSync = (path: string, root?: string): boolean => {
+  const sub = dirname(path)
+  if (basename(sub) !== 'subagents') return false
+  const sessionDir = dirname(sub)
+  const session = `${sessionDir}.jsonl`
+  if (root !== undefined && !isInside(root, session)) return false
+  try {
+    return statSync(session, { throwIfNoEntry: false }) !== undefined
+  } catch {
+    return false
+  }
+}
+
+/** How long the synchronous listing runs before it lets the event loop turn (milliseconds). */
+const BREATHE_MS = 5
 
 /** A log file found by {@link listLogPaths}: the path to open, and its name as text (for messages and `source.file`). @since 0.2.0 */
 export interface LogPath {
@@ -132,10 +150,20 @@ export const listLogPaths = async (dir: string, onSkip: (path: string, why: stri
   const out: Array<LogPath> = []
   const seenFiles = options.seen ?? new Set<string>()
   const seenDirs = new Set<string>()
+  // the listing is synchronous (one thread-pool round trip per file cost more than the call: ~0.1 ms each on a
+  // folder of thousands of transcripts), with a turn of the event loop every few milliseconds, so that a signal
+  // or a closed pipe is still heard while a large tree is listed
+  let turn = Date.now()
+  const breathe = async (): Promise<void> => {
+    if (Date.now() - turn < BREATHE_MS) return
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    turn = Date.now()
+  }
   const walk = async (d: string | Buffer, label: string): Promise<void> => {
+    await breathe()
     let id: string
     try {
-      const st = await stat(d)
+      const st = statSync(d)
       id = `${st.dev}:${st.ino}`
     } catch {
       onSkip(label, SKIPPED.unreadableFolder)
@@ -148,7 +176,7 @@ export const listLogPaths = async (dir: string, onSkip: (path: string, why: stri
     seenDirs.add(id)
     let entries
     try {
-      entries = await readdir(d, { withFileTypes: true, encoding: 'buffer' })
+      entries = readdirSync(d, { withFileTypes: true, encoding: 'buffer' })
     } catch {
       onSkip(label, SKIPPED.unreadableFolder)
       return
@@ -163,7 +191,7 @@ export const listLogPaths = async (dir: string, onSkip: (path: string, why: stri
       let isFile = e.isFile()
       if (e.isSymbolicLink()) {
         try {
-          const st = await stat(p)
+          const st = statSync(p)
           isDir = st.isDirectory()
           isFile = st.isFile()
         } catch {
@@ -175,9 +203,10 @@ export const listLogPaths = async (dir: string, onSkip: (path: string, why: stri
         if (name === '.git' || name === 'node_modules') continue
         await walk(p, pLabel)
       } else if (isFile && isLogFileName(name)) {
-        if (text !== undefined && (await isClaudeSubagentFile(text, dir))) continue
+        if (text !== undefined && isClaudeSubagentFileSync(text, dir)) continue
+        await breathe()
         try {
-          const st = await stat(p)
+          const st = statSync(p)
           const fid = `${st.dev}:${st.ino}`
           if (seenFiles.has(fid)) {
             options.onDuplicate?.(pLabel)
