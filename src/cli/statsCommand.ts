@@ -27,7 +27,7 @@ import { EXIT, type CliIO } from './io.js'
 import { escapeC1, forTerminal } from './sanitize.js'
 import { GROUP_KEYS, NO_MODEL, NO_USAGE, StatsAggregate, type GroupBy, type GroupTotals, type ListingSkip, type RunRef } from './stats/aggregate.js'
 import { runPool } from './stats/pool.js'
-import { readStreamRecords, readUnitRecords, unitsOf, type FileOutcome, type RecordJob, type SkipReason, type UnitFile } from './stats/records.js'
+import { fileLabel, readStreamRecords, readUnitRecords, unitsOf, type FileOutcome, type RecordJob, type SkipReason, type UnitFile } from './stats/records.js'
 import { cut, renderTable, tableWidths, textWidth, type Cell, type Column } from './stats/table.js'
 import { checkTimeZone, localTime, machineTimeZone, parseBound, rangeIsEmpty, type TimeBound } from './stats/time.js'
 import { colorEnabled, makeStyle, type Style } from './style.js'
@@ -480,21 +480,36 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       )
     : undefined
   bar?.start(files.length, 0, { runs: 0 })
+  // outcomes arrive in the order the workers finish; they are added in the
+  // files' order, so sums of costs come out to the same last digit on every run
+  const position = new Map<string, number>()
+  for (let i = 0; i < files.length; i++) position.set(fileLabel(files[i] as UnitFile), i)
+  const slots: Array<FileOutcome | undefined> = new Array(files.length)
+  const unplaced: Array<FileOutcome> = []
+  let runsSoFar = 0
   const onOutcome = (o: FileOutcome): void => {
+    const at = position.get(o.file)
+    if (at !== undefined && slots[at] === undefined) slots[at] = o
+    else unplaced.push(o)
+    if (o.ok) runsSoFar += o.runs.length
+    bar?.increment(1, { runs: runsSoFar })
+  }
+  const addOutcome = (o: FileOutcome): void => {
     agg.addFile(o)
     if (!o.ok && named.has(o.file)) code = EXIT.usage
-    bar?.increment(1, { runs: agg.total.runs })
   }
-  if (readStdin) onOutcome(await readStreamRecords(io.stdin, '-', job))
+  if (readStdin) addOutcome(await readStreamRecords(io.stdin, '-', job))
   // units: a folder's files together (copies between the files of a Claude Code project count once, K15)
-  const units = unitsOf(files)
   const fromSources = import.meta.url.endsWith('.ts')
+  const units = unitsOf(files)
   if (fromSources || units.length < 2 || files.length < 4 || jobs <= 1) {
     for (const u of units) await readUnitRecords(u, job, onOutcome)
   } else {
     await runPool(units, { workerUrl: workerUrl(), workerData: job, jobs, inProcess: (u, on, silent) => readUnitRecords(u, job, on, { silent }) }, onOutcome)
   }
   bar?.stop()
+  for (const o of slots) if (o !== undefined) addOutcome(o)
+  for (const o of unplaced) addOutcome(o)
 
   if (agg.filesRead === 0) {
     // nothing could be read: an input error (as for replay), not an empty table
