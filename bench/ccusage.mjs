@@ -15,8 +15,10 @@
  * records, and both tools de-duplicate them by id).
  *
  * Commands compared (HOME points at an empty folder, so neither finds anything else):
- *   run-outcome stats --json TREE   vs   CLAUDE_CONFIG_DIR=TREE ccusage daily --json --offline
- *   run-outcome stats --json TREE   vs   CODEX_HOME=TREE ccusage codex daily --json --offline
+ *   run-outcome stats --json [--no-cache] TREE   vs   CLAUDE_CONFIG_DIR=TREE ccusage daily --json --offline
+ *   run-outcome stats --json [--no-cache] TREE   vs   CODEX_HOME=TREE ccusage codex daily --json --offline
+ * Each tree twice: cold (`--no-cache`: every file read) and warm (the files unchanged since the report before,
+ * answered by stats' result cache; ccusage has none and reads every file both times).
  * Each round runs both, in alternating order; ratios are ours / ccusage within a round, medians over rounds.
  * CPU time is user + system of the child and everything it waited for (its workers), read from /proc/self/stat.
  *
@@ -193,7 +195,11 @@ const run = (cmd, argv, env) => {
   if (r.status !== 0 && r.status !== 1) throw new Error(`${basename(cmd)} ${argv.join(' ')} exited ${r.status}: ${(r.stderr ?? '').slice(0, 400)}`)
   return { ms, cpu, out: r.stdout }
 }
-const ours = (tree) => () => run(process.execPath, [cli, 'stats', '--json', tree], {})
+// cold: every file read (`--no-cache`); warm: a second report over unchanged files, answered by the result cache
+// of the report before it (src/cli/stats/cache.ts), in a cache folder of the bench's own
+const benchCache = join(emptyHome, 'cache')
+const ours = (tree, warm) => () =>
+  warm ? run(process.execPath, [cli, 'stats', '--json', tree], { RUN_OUTCOME_CACHE_DIR: benchCache }) : run(process.execPath, [cli, 'stats', '--json', '--no-cache', tree], {})
 const theirs = (env, sub) => () => run(bin, [...sub, 'daily', '--json', '--offline'], env)
 
 /** Sums the token buckets of whatever JSON a tool printed: ours by its fields, ccusage's by its `totals`. */
@@ -220,14 +226,14 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
-const compare = (label, tree, a, b) => {
+const compare = (label, tree, a, b, mode = 'cold') => {
   const wall = []
   const cpu = []
   let outA = ''
   let outB = ''
   const abs = { a: [], b: [], ca: [], cb: [] }
   for (let i = 0; i < rounds; i++) {
-    process.stderr.write(`${label}: round ${i + 1}/${rounds}\n`)
+    process.stderr.write(`${label} (${mode}): round ${i + 1}/${rounds}\n`)
     // alternate which goes first, so a warm page cache or a busy neighbour favours neither
     let x
     let y
@@ -247,12 +253,17 @@ const compare = (label, tree, a, b) => {
     outA = x.out
     outB = y.out
   }
-  return { label, tree, wall: median(wall), cpu: median(cpu), ms: median(abs.a), msB: median(abs.b), cpuA: median(abs.ca), cpuB: median(abs.cb), outA, outB }
+  return { label, mode, tree, wall: median(wall), cpu: median(cpu), ms: median(abs.a), msB: median(abs.b), cpuA: median(abs.ca), cpuB: median(abs.cb), outA, outB }
 }
 
+// the warm rows' cache is filled by one report over each tree first
+ours(claudeTree.root, true)()
+ours(codexTree.root, true)()
 const results = [
-  compare('claude', claudeTree, ours(claudeTree.root), theirs({ CLAUDE_CONFIG_DIR: claudeTree.root }, [])),
-  compare('codex', codexTree, ours(codexTree.root), theirs({ CODEX_HOME: codexTree.root }, ['codex'])),
+  compare('claude', claudeTree, ours(claudeTree.root, false), theirs({ CLAUDE_CONFIG_DIR: claudeTree.root }, [])),
+  compare('claude', claudeTree, ours(claudeTree.root, true), theirs({ CLAUDE_CONFIG_DIR: claudeTree.root }, []), 'warm'),
+  compare('codex', codexTree, ours(codexTree.root, false), theirs({ CODEX_HOME: codexTree.root }, ['codex'])),
+  compare('codex', codexTree, ours(codexTree.root, true), theirs({ CODEX_HOME: codexTree.root }, ['codex']), 'warm'),
 ]
 rmSync(emptyHome, { recursive: true, force: true })
 
@@ -273,7 +284,7 @@ for (const r of results) {
     tokens = `unreadable output (${e.message})`
   }
   lines.push(
-    `| ${r.label}: ${r.tree.files} files, ${Math.round(r.tree.bytes / 1048576)} MB | ${Math.round(r.ms)} ms, ${Math.round(r.cpuA)} ms CPU | ${Math.round(r.msB)} ms, ${Math.round(r.cpuB)} ms CPU | ${fmt(r.wall)} wall · ${fmt(r.cpu)} CPU | ${tokens} | ≤ 1.0 |`,
+    `| ${r.label}: ${r.tree.files} files, ${Math.round(r.tree.bytes / 1048576)} MB, ${r.mode === 'warm' ? 'warm (unchanged since the last report)' : 'cold (--no-cache)'} | ${Math.round(r.ms)} ms, ${Math.round(r.cpuA)} ms CPU | ${Math.round(r.msB)} ms, ${Math.round(r.cpuB)} ms CPU | ${fmt(r.wall)} wall · ${fmt(r.cpu)} CPU | ${tokens} | ≤ 1.0 |`,
   )
 }
 const load = loadavg()

@@ -26,6 +26,7 @@ import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js
 import { EXIT, type CliIO } from './io.js'
 import { escapeC1, forTerminal } from './sanitize.js'
 import { GROUP_KEYS, NO_MODEL, NO_USAGE, StatsAggregate, type GroupBy, type GroupTotals, type ListingSkip, type RunRef } from './stats/aggregate.js'
+import { cacheDirOf, openStatsCache } from './stats/cache.js'
 import { runPool } from './stats/pool.js'
 import { fileLabel, readStreamRecords, readUnitRecords, unitsOf, type FileOutcome, type RecordJob, type SkipReason, type UnitFile } from './stats/records.js'
 import { cut, renderTable, tableWidths, textWidth, type Cell, type Column } from './stats/table.js'
@@ -83,6 +84,9 @@ Options:
   --format F       auto (default) or one of: ${formats.map((f) => f.name).join(', ')}
   --accept KIND    also count this ending kind as success (repeatable)
   --jobs N         worker threads (default: one per core)
+  --no-cache       read every file: neither use nor write the results of earlier reports
+                   (kept in ~/.cache/run-outcome, or RUN_OUTCOME_CACHE_DIR, per file
+                   and its size and times; a changed file is always read again)
   --json           one JSON document (the same groups, exact figures, the price data)
   --color, --no-color  force colours on or off (default: on a terminal, unless NO_COLOR)
   -h, --help       show this help
@@ -311,6 +315,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       prices: { type: 'string' as const },
       estimate: { type: 'boolean' as const },
       jobs: { type: 'string' as const },
+      cache: { type: 'boolean' as const },
     },
     io,
   )
@@ -480,7 +485,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       )
     : undefined
   bar?.start(files.length, 0, { runs: 0 })
-  // outcomes arrive in the order the workers finish; they are added in the
+  // outcomes arrive in the order the workers finish (and those from the cache first); they are added in the
   // files' order, so sums of costs come out to the same last digit on every run
   const position = new Map<string, number>()
   for (let i = 0; i < files.length; i++) position.set(fileLabel(files[i] as UnitFile), i)
@@ -501,12 +506,28 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   if (readStdin) addOutcome(await readStreamRecords(io.stdin, '-', job))
   // units: a folder's files together (copies between the files of a Claude Code project count once, K15)
   const fromSources = import.meta.url.endsWith('.ts')
-  const units = unitsOf(files)
-  if (fromSources || units.length < 2 || files.length < 4 || jobs <= 1) {
-    for (const u of units) await readUnitRecords(u, job, onOutcome)
-  } else {
-    await runPool(units, { workerUrl: workerUrl(), workerData: job, jobs, inProcess: (u, on, silent) => readUnitRecords(u, job, on, { silent }) }, onOutcome)
+  // the results of earlier reports for the units whose files have not changed (cache.ts); the rest are read
+  const cacheDir = v.cache === false || fromSources ? undefined : cacheDirOf(io.env)
+  const cache = cacheDir === undefined ? undefined : openStatsCache(cacheDir, job)
+  const units: Array<Array<UnitFile>> = []
+  for (const u of unitsOf(files)) {
+    const kept = cache?.lookup(u)
+    if (kept === undefined) units.push(u)
+    else for (const o of kept) onOutcome(o)
   }
+  const onRead =
+    cache === undefined
+      ? onOutcome
+      : (o: FileOutcome): void => {
+          cache.record(o)
+          onOutcome(o)
+        }
+  if (fromSources || units.length < 2 || files.length < 4 || jobs <= 1) {
+    for (const u of units) await readUnitRecords(u, job, onRead)
+  } else {
+    await runPool(units, { workerUrl: workerUrl(), workerData: job, jobs, inProcess: (u, on, silent) => readUnitRecords(u, job, on, { silent }) }, onRead)
+  }
+  cache?.save()
   bar?.stop()
   for (const o of slots) if (o !== undefined) addOutcome(o)
   for (const o of unplaced) addOutcome(o)

@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises'
 import { basename, dirname, join, sep } from 'node:path'
 import { createGunzip } from 'node:zlib'
 import type { CostEstimator } from '../../core/fold.js'
+import { msFromIso } from '../../core/time.js'
 import type { EndingKind } from '../../core/RunEnding.js'
 import { isProtocolError } from '../../core/ProtocolError.js'
 import type { RunResult } from '../../core/RunResult.js'
@@ -69,7 +70,15 @@ export type SkipReason = 'undetected' | 'unreadable' | 'too-large' | 'not-json' 
 
 /** The outcome of reading one file. @since 0.1.0 */
 export type FileOutcome =
-  | { readonly file: string; readonly ok: true; readonly format: string; readonly runs: ReadonlyArray<RunRecord>; readonly protocolError?: string }
+  | {
+      readonly file: string
+      readonly ok: true
+      readonly format: string
+      readonly runs: ReadonlyArray<RunRecord>
+      readonly protocolError?: string
+      /** Some estimate was priced at the reading's clock (a request without a time of its own): not cached. */
+      readonly undated?: true
+    }
   | { readonly file: string; readonly ok: false; readonly why: SkipReason; readonly message: string }
 
 /** What every file of a `stats` job is read with (plain data: it is sent to the worker threads). @since 0.2.0 */
@@ -269,10 +278,29 @@ export const projectOf = async (file: string, format: string, head?: FileHead): 
   return d === '' || d === '.' || d === sep ? null : d
 }
 
-/** The estimator of a job, made once per thread. */
+/**
+ * Requests priced at the estimator's own clock so far in this thread (no usable time of their own): a file during
+ * whose reading this moved is `undated` (its figures depend on when it was read). Counted, not a flag, so that
+ * files read at once in one thread can only be marked too often, never too rarely.
+ */
+let undatedPrices = 0
+
+/** The estimator of a job, made once per thread; it counts {@link undatedPrices}. */
 const estimators = new WeakMap<EstimateSettings, CostEstimator | undefined>()
 const estimatorFor = (s: EstimateSettings): CostEstimator | undefined => {
-  if (!estimators.has(s)) estimators.set(s, estimatorOf(s))
+  if (!estimators.has(s)) {
+    const e = estimatorOf(s)
+    estimators.set(
+      s,
+      e === undefined
+        ? undefined
+        : (model, usage, at) => {
+            // the bundled estimator's rule: a time that is not a finite instant leaves its own clock
+            if (at === undefined || !Number.isFinite(typeof at === 'number' ? at : msFromIso(at))) undatedPrices++
+            return e(model, usage, at)
+          },
+    )
+  }
   return estimators.get(s)
 }
 
@@ -329,6 +357,7 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
   const file = fileLabel(unitFile)
   const path = typeof unitFile === 'string' ? unitFile : Buffer.from(unitFile.path.buffer, unitFile.path.byteOffset, unitFile.path.byteLength)
   const estimate = estimatorFor(job.estimate)
+  const undatedBefore = undatedPrices
   const held: Array<RunResult> = []
   const records: Array<RunRecord> = []
   try {
@@ -356,11 +385,13 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
     const project = await projectOf(file, outcome.format, head)
     head = undefined
     const runs = project === null ? records : records.map((r) => ({ ...r, project }))
+    const undated = undatedPrices !== undatedBefore ? ({ undated: true } as const) : {}
     return outcome.error !== undefined
-      ? { file, ok: true, format: outcome.format, runs, protocolError: outcome.error.message }
-      : { file, ok: true, format: outcome.format, runs }
+      ? { file, ok: true, format: outcome.format, runs, protocolError: outcome.error.message, ...undated }
+      : { file, ok: true, format: outcome.format, runs, ...undated }
   } catch (e) {
-    return failure(file, e, records, job.format)
+    const o = failure(file, e, records, job.format)
+    return o.ok && undatedPrices !== undatedBefore ? { ...o, undated: true } : o
   }
 }
 
