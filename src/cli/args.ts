@@ -5,7 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { endingKinds, isEndingKind, type EndingKind } from '../core/RunEnding.js'
-import { formats } from '../formats/index.js'
+import { FORMAT_NAMES } from '../formats/names.js'
 import type { CliIO } from './io.js'
 import { forTerminal } from './sanitize.js'
 
@@ -152,10 +152,8 @@ const exampleValue = (name: string | undefined): string => {
 
 /** `true` when `format` is `auto` or a known format; otherwise reports it. @since 0.1.0 */
 export const checkFormat = (command: string, format: string, io: CliIO): boolean => {
-  if (format === 'auto' || formats.some((f) => f.name === format)) return true
-  io.stderr.write(
-    `run-outcome ${command}: unknown --format "${forTerminal(format.slice(0, 40))}"; use auto or one of: ${formats.map((f) => f.name).join(', ')}\n`,
-  )
+  if (format === 'auto' || FORMAT_NAMES.includes(format)) return true
+  io.stderr.write(`run-outcome ${command}: unknown --format "${forTerminal(format.slice(0, 40))}"; use auto or one of: ${FORMAT_NAMES.join(', ')}\n`)
   return false
 }
 
