@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import cliProgress from 'cli-progress'
 import { isEndingKind, type EndingKind } from '../core/RunEnding.js'
 import { msFromIso } from '../core/time.js'
-import { formats } from '../formats/index.js'
+import { FORMAT_NAMES } from '../formats/names.js'
 import { LINE_CAP_TEXT } from '../io/lines.js'
 import { listLogPaths, SKIPPED } from '../node/files.js'
 import { findLogHomes, homeOf, tilde, type LogHome } from '../node/homes.js'
@@ -28,7 +28,8 @@ import { escapeC1, forTerminal } from './sanitize.js'
 import { GROUP_KEYS, NO_MODEL, NO_USAGE, StatsAggregate, type GroupBy, type GroupTotals, type ListingSkip, type RunRef } from './stats/aggregate.js'
 import { cacheDirOf, openStatsCache } from './stats/cache.js'
 import { runPool } from './stats/pool.js'
-import { fileLabel, readStreamRecords, readUnitRecords, unitsOf, type FileOutcome, type RecordJob, type SkipReason, type UnitFile } from './stats/records.js'
+import type { FileOutcome, RecordJob, SkipReason } from './stats/records.js'
+import { fileLabel, type UnitFile, unitsOf } from './stats/units.js'
 import { cut, renderTable, tableWidths, textWidth, type Cell, type Column } from './stats/table.js'
 import { checkTimeZone, localTime, machineTimeZone, parseBound, rangeIsEmpty, type TimeBound } from './stats/time.js'
 import { colorEnabled, makeStyle, type Style } from './style.js'
@@ -81,7 +82,7 @@ Options:
                                       "output": 10 },
                      "my-model-*": { "input": 3, "cacheWrite": 3.75, "output": 15 } }
   --no-estimate    no estimates: only the costs the logs report
-  --format F       auto (default) or one of: ${formats.map((f) => f.name).join(', ')}
+  --format F       auto (default) or one of: ${FORMAT_NAMES.join(', ')}
   --accept KIND    also count this ending kind as success (repeatable)
   --jobs N         worker threads (default: one per core)
   --no-cache       read every file: neither use nor write the results of earlier reports
@@ -503,7 +504,9 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     agg.addFile(o)
     if (!o.ok && named.has(o.file)) code = EXIT.usage
   }
-  if (readStdin) addOutcome(await readStreamRecords(io.stdin, '-', job))
+  // the readers are loaded only when some file is read (a report answered from the cache reads none)
+  const readers = (): Promise<typeof import('./stats/records.js')> => import('./stats/records.js')
+  if (readStdin) addOutcome(await (await readers()).readStreamRecords(io.stdin, '-', job))
   // units: a folder's files together (copies between the files of a Claude Code project count once, K15)
   const fromSources = import.meta.url.endsWith('.ts')
   // the results of earlier reports for the units whose files have not changed (cache.ts); the rest are read
@@ -522,10 +525,15 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
           cache.record(o)
           onOutcome(o)
         }
-  if (fromSources || units.length < 2 || files.length < 4 || jobs <= 1) {
+  if (units.length === 0) {
+    // every file answered from the cache
+  } else if (fromSources || units.length < 2 || files.length < 4 || jobs <= 1) {
+    const { readUnitRecords } = await readers()
     for (const u of units) await readUnitRecords(u, job, onRead)
   } else {
-    await runPool(units, { workerUrl: workerUrl(), workerData: job, jobs, inProcess: (u, on, silent) => readUnitRecords(u, job, on, { silent }) }, onRead)
+    const inProcess = async (u: ReadonlyArray<UnitFile>, on: (o: FileOutcome) => void, silent: number): Promise<void> =>
+      (await readers()).readUnitRecords(u, job, on, { silent })
+    await runPool(units, { workerUrl: workerUrl(), workerData: job, jobs, inProcess }, onRead)
   }
   cache?.save()
   bar?.stop()

@@ -158,6 +158,27 @@ describe('stats cache', () => {
     expect(existsSync(off)).toBe(false)
   })
 
+  it("a report that writes the cache deletes earlier days' files and a killed report's temporary files", () => {
+    const { home, cache } = freshHome()
+    mkdirSync(cache, { recursive: true })
+    const old = new Date(Date.now() - 2 * 86_400_000)
+    const hourAgo = new Date(Date.now() - 2 * 3_600_000)
+    const write = (name: string, when: Date): string => {
+      const p = join(cache, name)
+      writeFileSync(p, '{}')
+      utimesSync(p, when, when)
+      return p
+    }
+    const yesterday = write('stats-yesterdayJob.json', old)
+    const today = write('stats-otherJobToday.json', new Date())
+    const deadTmp = write('stats-yesterdayJob.json.123.456.tmp', hourAgo)
+    const liveTmp = write('stats-otherJobToday.json.789.12.tmp', new Date())
+    const mine = write('notes.txt', old)
+    expect(stats(home, cache, []).code).toBe(0)
+    expect([yesterday, today, deadTmp, liveTmp, mine].map((p) => existsSync(p))).toStrictEqual([false, true, false, true, true])
+    expect(cacheFiles(cache).filter((n) => n !== 'stats-otherJobToday.json')).toHaveLength(1)
+  })
+
   it('estimates priced at the clock of the reading (requests without a time) are never kept', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ro-cache-undated-'))
     const cache = join(dir, 'cache')

@@ -29,7 +29,8 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PRICE_DATA_VERSION } from '../../prices/genaiPrices.js'
-import { fileLabel, type FileOutcome, type RecordJob, type UnitFile } from './records.js'
+import type { FileOutcome, RecordJob } from './records.js'
+import { fileLabel, type UnitFile } from './units.js'
 
 /** The layout of the cache file; a file of another layout is ignored. */
 const LAYOUT = 1
@@ -155,14 +156,19 @@ const wellFormed = (o: FileOutcome | null | undefined, file: UnitFile): boolean 
 const keepable = (outcomes: ReadonlyArray<FileOutcome>): boolean =>
   outcomes.every((o) => (o.ok ? o.undated !== true : o.why !== 'crashed' && o.why !== 'unreadable'))
 
-/** Deletes the cache files written before today (UTC): the day is part of their key, so none can be used again. */
-const dropOtherDays = (dir: string, keep: string, now: number): void => {
+/**
+ * Deletes the cache files written before today (UTC: the day is part of their key, so none can be used again) and
+ * temporary files an hour old (left by a report killed while it wrote).
+ */
+const dropStale = (dir: string, keep: string, now: number): void => {
   const midnight = now - (now % 86_400_000)
   try {
     for (const name of readdirSync(dir)) {
-      if (!/^stats-[\w-]+\.json$/.test(name) || join(dir, name) === keep) continue
-      const s = statSync(join(dir, name), { throwIfNoEntry: false })
-      if (s !== undefined && s.mtimeMs < midnight) unlinkSync(join(dir, name))
+      const path = join(dir, name)
+      const cacheFile = /^stats-[\w-]+\.json$/.test(name)
+      if (path === keep || !(cacheFile || /^stats-[\w-]+\.json\.\d+\.\d+\.tmp$/.test(name))) continue
+      const s = statSync(path, { throwIfNoEntry: false })
+      if (s !== undefined && s.mtimeMs < (cacheFile ? midnight : now - 3_600_000)) unlinkSync(path)
     }
   } catch {
     // a folder that cannot be listed keeps its files
@@ -281,7 +287,7 @@ export const openStatsCache = (dir: string, job: RecordJob, now: number = Date.n
         n++
       }
       if (!changed) return
-      dropOtherDays(dir, file, now)
+      dropStale(dir, file, now)
       const tmp = `${file}.${process.pid}.${Math.floor(Math.random() * 1e9)}.tmp`
       try {
         mkdirSync(dir, { recursive: true, mode: 0o700 })

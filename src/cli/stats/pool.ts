@@ -10,7 +10,8 @@
  * @module
  */
 import { Worker } from 'node:worker_threads'
-import { fileLabel, type FileOutcome, type UnitFile } from './records.js'
+import type { FileOutcome } from './records.js'
+import { fileLabel, type UnitFile } from './units.js'
 
 /**
  * A message from a pool worker: outcomes of the unit's files, in the order read, and with `done` the end of the

@@ -22,6 +22,9 @@ import { SeenRecords } from '../../formats/claudeCode/seen.js'
 import { ReplayError, replayStream } from '../../node/replay.js'
 import { estimatorOf, type EstimateSettings } from '../../prices/genaiPrices.js'
 import { describeEnding } from '../summary.js'
+import { fileLabel, type UnitFile } from './units.js'
+
+export { fileLabel, type UnitFile, unitsOf } from './units.js'
 
 /** Tokens and cost of one model in one run. @since 0.1.0 */
 export interface ModelRecord {
@@ -304,16 +307,6 @@ const estimatorFor = (s: EstimateSettings): CostEstimator | undefined => {
   return estimators.get(s)
 }
 
-/**
- * A file to read: its path, or — for a name that is not valid UTF-8, which no string opens — its bytes and the
- * label messages and tables show (`listLogPaths`; a `Buffer` reaches a worker thread as a `Uint8Array`).
- * @since 0.2.0
- */
-export type UnitFile = string | { readonly path: Uint8Array; readonly label: string }
-
-/** The name a file is shown and counted under. @since 0.2.0 */
-export const fileLabel = (f: UnitFile): string => (typeof f === 'string' ? f : f.label)
-
 const failure = (file: string, e: unknown, runs: Array<RunRecord>, format: string): FileOutcome => {
   if (isProtocolError(e)) return { file, ok: true, format, runs, protocolError: e.message }
   if (e instanceof ReplayError) {
@@ -446,32 +439,4 @@ export const readUnitRecords = async (
     if (i >= silent) onOutcome(o)
     options.onRead?.(i + 1)
   }
-}
-
-/**
- * The files grouped into units of work: the files of one folder together, in their order (see
- * {@link readUnitRecords}), except in the Codex (`sessions/YYYY/MM/DD`, `archived_sessions`) and Gemini (`chats`)
- * layouts, whose files share nothing and are read one per unit (so they spread over the workers).
- * @since 0.2.0
- */
-export const unitsOf = (files: ReadonlyArray<UnitFile>): Array<Array<UnitFile>> => {
-  const units: Array<Array<UnitFile>> = []
-  const byDir = new Map<string, Array<UnitFile>>()
-  for (const f of files) {
-    const dir = dirname(fileLabel(f))
-    const parts = dir.split(/[\\/]/)
-    const last = parts[parts.length - 1] ?? ''
-    if (last === 'chats' || last === 'archived_sessions' || (/^\d{2}$/.test(last) && parts.includes('sessions'))) {
-      units.push([f])
-      continue
-    }
-    let u = byDir.get(dir)
-    if (u === undefined) {
-      u = []
-      byDir.set(dir, u)
-      units.push(u)
-    }
-    u.push(f)
-  }
-  return units
 }
