@@ -511,7 +511,8 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   const fromSources = import.meta.url.endsWith('.ts')
   // the results of earlier reports for the units whose files have not changed (cache.ts); the rest are read
   const cacheDir = v.cache === false || fromSources ? undefined : cacheDirOf(io.env)
-  const cache = cacheDir === undefined ? undefined : openStatsCache(cacheDir, job)
+  const scope = JSON.stringify({ inputs: inputs.map((i) => i.label), stdin: readStdin })
+  const cache = cacheDir === undefined ? undefined : openStatsCache(cacheDir, job, { scope })
   const units: Array<Array<UnitFile>> = []
   for (const u of unitsOf(files)) {
     const kept = cache?.lookup(u)
@@ -533,7 +534,8 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   } else {
     const inProcess = async (u: ReadonlyArray<UnitFile>, on: (o: FileOutcome) => void, silent: number): Promise<void> =>
       (await readers()).readUnitRecords(u, job, on, { silent })
-    await runPool(units, { workerUrl: workerUrl(), workerData: job, jobs, inProcess }, onRead)
+    const onReread = cache === undefined ? undefined : (fs: ReadonlyArray<UnitFile>): void => cache.spoil(fs)
+    await runPool(units, { workerUrl: workerUrl(), workerData: job, jobs, inProcess, ...(onReread !== undefined ? { onReread } : {}) }, onRead)
   }
   cache?.save()
   bar?.stop()

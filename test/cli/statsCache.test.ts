@@ -169,14 +169,15 @@ describe('stats cache', () => {
       utimesSync(p, when, when)
       return p
     }
-    const yesterday = write('stats-yesterdayJob.json', old)
-    const today = write('stats-otherJobToday.json', new Date())
-    const deadTmp = write('stats-yesterdayJob.json.123.456.tmp', hourAgo)
-    const liveTmp = write('stats-otherJobToday.json.789.12.tmp', new Date())
+    const yesterday = write('stats-yesterdayJobAAAAAAAAAAAA.json', old)
+    const today = write('stats-otherJobTodayBBBBBBBBBBB.json', new Date())
+    const deadTmp = write('stats-yesterdayJobAAAAAAAAAAAA.json.123.456.tmp', hourAgo)
+    const liveTmp = write('stats-otherJobTodayBBBBBBBBBBB.json.789.12.tmp', new Date())
     const mine = write('notes.txt', old)
+    const lookalike = write('stats-2025-q3.json', old)
     expect(stats(home, cache, []).code).toBe(0)
-    expect([yesterday, today, deadTmp, liveTmp, mine].map((p) => existsSync(p))).toStrictEqual([false, true, false, true, true])
-    expect(cacheFiles(cache).filter((n) => n !== 'stats-otherJobToday.json')).toHaveLength(1)
+    expect([yesterday, today, deadTmp, liveTmp, mine, lookalike].map((p) => existsSync(p))).toStrictEqual([false, true, false, true, true, true])
+    expect(cacheFiles(cache).filter((n) => n !== 'stats-otherJobTodayBBBBBBBBBBB.json' && n !== 'stats-2025-q3.json')).toHaveLength(1)
   })
 
   it('estimates priced at the clock of the reading (requests without a time) are never kept', () => {

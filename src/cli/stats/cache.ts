@@ -5,16 +5,21 @@
  * **What a unit's entry is keyed by** (all of it must be equal for the entry to be used):
  * - the job: every reading option (`RecordJob`: format, accepted endings, estimate settings with the `--prices`
  *   table's contents), the price data's version, the UTC day (the estimator's clock: a request without a time of
- *   its own, and the choice of a model's provider, take that day's prices), and the build (the size and time of
- *   the bundled worker and of `records.js`: a new build of the reader never reads an older build's entries);
+ *   its own, and the choice of a model's provider, take that day's prices), the time zone (a log's time without a
+ *   zone is read as a local time), the report's inputs (each set of inputs keeps its own file), and the build (the
+ *   size and time of the bundled worker and of `records.js`: a new build of the reader never reads an older
+ *   build's entries);
  * - each file of the unit, in order: its name, and its `stat` (device, inode, size, modification and change times
  *   in nanoseconds), so an appended, rewritten, replaced or touched file is read again;
  * - what a file's reading looks at beside it: a Claude Code session's `<session>/subagents/*.jsonl` (each one's
  *   name and `stat`, and the folder's absence), and the Gemini `.project_root` that names a project.
  *
  * **What is never kept**: a unit with a file that could not be read or whose reader crashed (a passing fault),
- * and a unit with an estimate priced at the reading's clock rather than at the request's time (`undated`: it
- * depends on the hour, for prices by time of day). Standard input is never cached.
+ * a unit read again without the records its earlier files claim (after a worker death: {@link StatsCache.spoil}),
+ * two units with files shown under one label, and a unit with an estimate priced at the reading's clock rather
+ * than at the request's time (`undated`: it depends on the hour, for prices by time of day). Standard input is
+ * never cached. An entry read back is used only when every outcome and run has the shape `toRecord` gives, field
+ * by field; a cache file that is not a regular file, or is over 256 MiB, is not read.
  *
  * **Where**: `RUN_OUTCOME_CACHE_DIR`, else `$XDG_CACHE_HOME/run-outcome`, else `$HOME/.cache/run-outcome`; one file
  * per job key (`stats-<hash>.json`), written whole to a temporary name and renamed (two reports at once: the last
@@ -25,9 +30,10 @@ earlier days (which no report can use again) are deleted. Any fault of
  * @module
  */
 import { createHash } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { isEndingKind } from '../../core/RunEnding.js'
 import { PRICE_DATA_VERSION } from '../../prices/genaiPrices.js'
 import type { FileOutcome, RecordJob } from './records.js'
 import { fileLabel, type UnitFile } from './units.js'
@@ -42,7 +48,7 @@ export const STALE_MS = 30 * 86_400_000
 const USE_STAMP_MS = 3_600_000
 
 /** Past this many entries the least recently used are dropped when the cache is written. */
-const MAX_ENTRIES = 200_000
+const MAX_ENTRIES = 50_000
 
 /** A unit's entry, under the unit's name (its files' names): one per unit, replaced when its files change. */
 interface Entry {
@@ -77,7 +83,15 @@ export const cacheDirOf = (env: Readonly<Record<string, string | undefined>>): s
 
 /** `dev:ino:size:mtime:ctime` (nanoseconds) of a path, or `-` when there is nothing there. */
 const statKey = (path: string | Buffer): string => {
-  const s = statSync(path, { bigint: true, throwIfNoEntry: false })
+  let s: ReturnType<typeof statSync> | undefined
+  try {
+    s = statSync(path, { bigint: true, throwIfNoEntry: false })
+  } catch (e) {
+    // a path through a plain file (`x/subagents` beside `x.jsonl`) names nothing, as a missing one; any other
+    // fault makes the unit read
+    if ((e as { code?: unknown }).code === 'ENOTDIR') return '-'
+    throw e
+  }
   return s === undefined ? '-' : `${s.isDirectory() ? 'd' : 'f'}${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
 }
 
@@ -95,11 +109,13 @@ const buildKey = (): string | undefined => {
  * `.project_root` of each folder for one report (many files share a folder).
  */
 const besideKey = (file: UnitFile, roots: Map<string, string>): string => {
-  if (typeof file !== 'string') return ''
-  const dir = dirname(file)
+  // what the reader opens beside a file is named from its label (`projectOf`), which is the real folder when
+  // only the file's own name is not UTF-8; subagent files are looked for beside string paths only
+  const label = fileLabel(file)
+  const dir = dirname(label)
   let out = ''
   // a Claude Code session's folder of subagent files (`replay` and `stats` attach them)
-  if (SESSION_FILE.test(file)) {
+  if (typeof file === 'string' && SESSION_FILE.test(file)) {
     const sub = join(dir, basename(file).replace(SESSION_FILE, ''), 'subagents')
     const k = statKey(sub)
     out = k
@@ -145,16 +161,82 @@ const unitKey = (files: ReadonlyArray<UnitFile>, roots: Map<string, string>): st
   return h.digest('base64url')
 }
 
-/** Whether a kept outcome has the shape of one, for `file` (a cache file is read back, never trusted blindly). */
-const wellFormed = (o: FileOutcome | null | undefined, file: UnitFile): boolean =>
-  typeof o === 'object' &&
-  o !== null &&
-  o.file === fileLabel(file) &&
-  (o.ok === true ? typeof o.format === 'string' && Array.isArray(o.runs) : o.ok === false && typeof o.why === 'string' && typeof o.message === 'string')
+const isCount = (x: unknown): boolean => typeof x === 'number' && Number.isFinite(x)
+const isCost = (x: unknown): boolean => x === null || isCount(x)
+const isText = (x: unknown): boolean => x === null || typeof x === 'string'
+const SKIP_REASONS: ReadonlySet<unknown> = new Set(['undetected', 'unreadable', 'too-large', 'not-json', 'crashed'])
+
+/** Whether a kept model row has the shape `toRecord` gives. */
+const wellFormedModel = (m: unknown): boolean => {
+  if (typeof m !== 'object' || m === null) return false
+  const x = m as Record<string, unknown>
+  return (
+    typeof x['model'] === 'string' &&
+    isCount(x['inputTokens']) &&
+    isCount(x['cacheReadTokens']) &&
+    isCount(x['cacheWriteTokens']) &&
+    isCount(x['outputTokens']) &&
+    isCount(x['reasoningTokens']) &&
+    isCost(x['costUsd'])
+  )
+}
+
+/** Whether a kept run record has the shape `toRecord` gives, field by field. */
+const wellFormedRun = (r: unknown, file: string): boolean => {
+  if (typeof r !== 'object' || r === null) return false
+  const x = r as Record<string, unknown>
+  return (
+    x['file'] === file &&
+    isCount(x['index']) &&
+    typeof x['format'] === 'string' &&
+    isEndingKind(x['kind']) &&
+    typeof x['detail'] === 'string' &&
+    typeof x['success'] === 'boolean' &&
+    isCount(x['turns']) &&
+    isCount(x['toolCalls']) &&
+    isCount(x['inputTokens']) &&
+    isCount(x['cacheReadTokens']) &&
+    isCount(x['cacheWriteTokens']) &&
+    isCount(x['outputTokens']) &&
+    isCount(x['reasoningTokens']) &&
+    isCost(x['costUsd']) &&
+    typeof x['estimated'] === 'boolean' &&
+    isCost(x['durationMs']) &&
+    isText(x['startedAt']) &&
+    isText(x['endedAt']) &&
+    isText(x['sessionId']) &&
+    isText(x['project']) &&
+    Array.isArray(x['models']) &&
+    (x['models'] as Array<unknown>).every(wellFormedModel)
+  )
+}
+
+/**
+ * Whether a kept outcome has the shape of one, for `file`, down to each run's fields: a cache file is read back,
+ * never trusted (a damaged or hand-edited one must not crash or change a report).
+ */
+const wellFormed = (o: unknown, file: UnitFile): boolean => {
+  if (typeof o !== 'object' || o === null) return false
+  const x = o as Record<string, unknown>
+  const label = fileLabel(file)
+  if (x['file'] !== label) return false
+  if (x['ok'] === true)
+    return (
+      typeof x['format'] === 'string' &&
+      (x['protocolError'] === undefined || typeof x['protocolError'] === 'string') &&
+      Array.isArray(x['runs']) &&
+      (x['runs'] as Array<unknown>).every((r) => wellFormedRun(r, label))
+    )
+  return x['ok'] === false && SKIP_REASONS.has(x['why']) && typeof x['message'] === 'string'
+}
 
 /** Whether a unit's outcomes may be kept: every file read, no estimate on the reading's clock. */
 const keepable = (outcomes: ReadonlyArray<FileOutcome>): boolean =>
   outcomes.every((o) => (o.ok ? o.undated !== true : o.why !== 'crashed' && o.why !== 'unreadable'))
+
+/** The names of the cache files and of their temporary copies. */
+const CACHE_NAME = /^stats-[A-Za-z0-9_-]{24}\.json$/
+const TMP_NAME = /^stats-[A-Za-z0-9_-]{24}\.json\.\d+\.\d+\.tmp$/
 
 /**
  * Deletes the cache files written before today (UTC: the day is part of their key, so none can be used again) and
@@ -165,8 +247,9 @@ const dropStale = (dir: string, keep: string, now: number): void => {
   try {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name)
-      const cacheFile = /^stats-[\w-]+\.json$/.test(name)
-      if (path === keep || !(cacheFile || /^stats-[\w-]+\.json\.\d+\.\d+\.tmp$/.test(name))) continue
+      // only the names this module writes (`stats-` and 24 characters of a hash): other files are left alone
+      const cacheFile = CACHE_NAME.test(name)
+      if (path === keep || !(cacheFile || TMP_NAME.test(name))) continue
       const s = statSync(path, { throwIfNoEntry: false })
       if (s !== undefined && s.mtimeMs < (cacheFile ? midnight : now - 3_600_000)) unlinkSync(path)
     }
@@ -185,34 +268,85 @@ export interface StatsCache {
   lookup(files: ReadonlyArray<UnitFile>): ReadonlyArray<FileOutcome> | undefined
   /** Records the outcome of a file of a unit looked up and missed. */
   record(outcome: FileOutcome): void
+  /** Marks the units of these files as not to be kept (read in a way that may differ from a proper reading). */
+  spoil(files: ReadonlyArray<UnitFile>): void
   /** Writes the entries used and made by this report (and the others' entries still fresh). */
   save(): void
   /** Units answered from the cache, and units read (work counts for tests). */
   readonly counts: { hits: number; misses: number }
 }
 
+/** A cache file larger than this (bytes) is not read (nor written): 256 MiB. */
+const MAX_CACHE_BYTES = 256 * 1024 * 1024
+
+/** The text of the cache file at `file`, when it is a regular file of a sane size; `undefined` otherwise. */
+const readCacheText = (file: string): string | undefined => {
+  let fd: number | undefined
+  try {
+    // opened without blocking and checked before reading: a FIFO or a device at the cache's path is no cache
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
+    const st = fstatSync(fd)
+    if (!st.isFile() || st.size > MAX_CACHE_BYTES) return undefined
+    return readFileSync(fd, 'utf8')
+  } catch {
+    return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
+/** Options of {@link openStatsCache}. @since 0.2.0 */
+export interface StatsCacheOptions {
+  /**
+   * What the report reads (its inputs, as text): a report keeps its own cache file, so a report over one folder
+   * does not read the entries of every other.
+   */
+  readonly scope: string
+  /** The clock (epoch milliseconds; default now). */
+  readonly now?: number
+}
+
+/** A unit being read: its name and key, and its outcomes so far; `spoiled` when they must not be kept. */
+interface Pending {
+  readonly name: string
+  readonly key: string
+  readonly size: number
+  readonly outcomes: Array<FileOutcome>
+  spoiled: boolean
+}
+
 /**
  * Opens the cache of `job` under `dir` (see the module doc), or `undefined` when this build has no bundled worker
- * to key entries by. `now` is the clock (epoch milliseconds).
+ * to key entries by. Never throws.
  * @since 0.2.0
  */
-export const openStatsCache = (dir: string, job: RecordJob, now: number = Date.now()): StatsCache | undefined => {
+export const openStatsCache = (dir: string, job: RecordJob, options: StatsCacheOptions): StatsCache | undefined => {
   const build = buildKey()
   if (build === undefined) return undefined
+  const now = options.now ?? Date.now()
   const day = new Date(now).toISOString().slice(0, 10)
-  const jobText = JSON.stringify({ job, prices: PRICE_DATA_VERSION, day, build })
+  // the time zone reads the logs' times that name none (Date.parse takes them as local times)
+  const zone = `${Intl.DateTimeFormat().resolvedOptions().timeZone}|${process.env['TZ'] ?? ''}`
+  const jobText = JSON.stringify({ job, prices: PRICE_DATA_VERSION, day, build, zone, scope: options.scope })
   const file = join(dir, `stats-${createHash('sha256').update(jobText).digest('base64url').slice(0, 24)}.json`)
   let old: Record<string, Entry> = Object.create(null) as Record<string, Entry>
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<CacheFile> | null
+    const text = readCacheText(file)
+    const parsed = text === undefined ? null : (JSON.parse(text) as Partial<CacheFile> | null)
     if (parsed !== null && parsed.layout === LAYOUT && parsed.job === jobText && typeof parsed.entries === 'object' && parsed.entries !== null)
       old = Object.assign(Object.create(null) as Record<string, Entry>, parsed.entries)
   } catch {
     // no cache yet, or one that cannot be read: every unit is read
   }
+  const entryOf = (k: string): Entry | undefined => {
+    const e = old[k] as Entry | null | undefined
+    return typeof e === 'object' && e !== null ? e : undefined
+  }
   const used: Record<string, Entry> = Object.create(null) as Record<string, Entry>
-  // the units being read: their key, the outcomes so far, and how many files they have
-  const pending = new Map<string, { readonly name: string; readonly key: string; readonly size: number; readonly outcomes: Array<FileOutcome> }>()
+  // the units being read, by file label; labels already looked up (two files shown under one label cannot be told
+  // apart by their outcomes: neither unit is kept)
+  const pending = new Map<string, Pending>()
+  const labels = new Set<string>()
   const counts = { hits: 0, misses: 0 }
   const roots = new Map<string, string>()
   // units looked up and not found as they are: read again, so their old entries go
@@ -221,6 +355,20 @@ export const openStatsCache = (dir: string, job: RecordJob, now: number = Date.n
   return {
     counts,
     lookup(files) {
+      let clash = false
+      for (const f of files) {
+        const label = fileLabel(f)
+        if (labels.has(label)) {
+          clash = true
+          const p = pending.get(label)
+          if (p !== undefined) p.spoiled = true
+        }
+        labels.add(label)
+      }
+      if (clash) {
+        counts.misses++
+        return undefined
+      }
       let name: string
       let key: string
       try {
@@ -230,7 +378,7 @@ export const openStatsCache = (dir: string, job: RecordJob, now: number = Date.n
         counts.misses++
         return undefined
       }
-      const e = old[name]
+      const e = entryOf(name)
       if (
         e !== undefined &&
         e.key === key &&
@@ -249,9 +397,15 @@ export const openStatsCache = (dir: string, job: RecordJob, now: number = Date.n
       }
       counts.misses++
       missed.add(name)
-      const p = { name, key, size: files.length, outcomes: [] }
+      const p: Pending = { name, key, size: files.length, outcomes: [], spoiled: false }
       for (const f of files) pending.set(fileLabel(f), p)
       return undefined
+    },
+    spoil(files) {
+      for (const f of files) {
+        const p = pending.get(fileLabel(f))
+        if (p !== undefined) p.spoiled = true
+      }
     },
     record(outcome) {
       const p = pending.get(outcome.file)
@@ -260,7 +414,7 @@ export const openStatsCache = (dir: string, job: RecordJob, now: number = Date.n
       p.outcomes.push(outcome)
       if (p.outcomes.length < p.size) return
       // a unit's outcomes arrive in its files' order (one reader per unit); kept in that order
-      if (keepable(p.outcomes)) {
+      if (!p.spoiled && keepable(p.outcomes)) {
         used[p.name] = { key: p.key, used: now, outcomes: p.outcomes }
         changed = true
       }
@@ -273,8 +427,8 @@ export const openStatsCache = (dir: string, job: RecordJob, now: number = Date.n
       const others: Array<string> = []
       for (const k of Object.keys(old)) {
         if (k in used) continue
-        const e = old[k] as Entry
-        if (!missed.has(k) && typeof e.used === 'number' && now - e.used < STALE_MS) others.push(k)
+        const e = entryOf(k)
+        if (e !== undefined && !missed.has(k) && typeof e.used === 'number' && now - e.used < STALE_MS) others.push(k)
         else changed = true
       }
       others.sort((a, b) => (old[b] as Entry).used - (old[a] as Entry).used)
@@ -291,7 +445,10 @@ export const openStatsCache = (dir: string, job: RecordJob, now: number = Date.n
       const tmp = `${file}.${process.pid}.${Math.floor(Math.random() * 1e9)}.tmp`
       try {
         mkdirSync(dir, { recursive: true, mode: 0o700 })
-        writeFileSync(tmp, JSON.stringify({ layout: LAYOUT, job: jobText, entries } satisfies CacheFile), { mode: 0o600 })
+        const text = JSON.stringify({ layout: LAYOUT, job: jobText, entries } satisfies CacheFile)
+        // past the size a report would read back, nothing is written (the files are read next time)
+        if (text.length > MAX_CACHE_BYTES) return
+        writeFileSync(tmp, text, { mode: 0o600 })
         renameSync(tmp, file)
       } catch {
         // a cache that cannot be written only means the next report reads the files again

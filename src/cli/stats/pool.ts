@@ -48,6 +48,11 @@ export interface PoolOptions<F extends UnitFile = UnitFile> {
    * `silent` files' (see {@link PoolUnit}).
    */
   readonly inProcess: (files: ReadonlyArray<F>, onOutcome: (o: FileOutcome) => void, silent: number) => Promise<void>
+  /**
+   * Told of a unit queued again without its already-posted files (a worker died re-reading one of them): the files
+   * read then miss those files' record claims (K15), so their outcomes may differ from a proper reading.
+   */
+  readonly onReread?: (files: ReadonlyArray<F>) => void
 }
 
 /**
@@ -103,6 +108,7 @@ export const runPool = async <F extends UnitFile>(
           if (at < silent) {
             // it died reading again a file whose outcome was given already: no file to blame; the rest is read
             // without the silent files (their copies may count twice rather than the unit never being read)
+            options.onReread?.(files)
             queue.unshift({ files: files.slice(silent), silent: 0 })
           } else {
             const done = Math.min(files.length, Math.max(posted, at))
