@@ -68,7 +68,8 @@ if (args[0] === '--child') {
       process.env['SKIM_BENCH_DIST'] ? join(process.env['SKIM_BENCH_DIST'], 'cli/main.js') : new URL('../dist/cli/main.js', import.meta.url)
     )
     let out = ''
-    const code = await main([task, '--json', dir], {
+    // stats without its result cache: every file is read in every round
+    const code = await main(task === 'stats' ? [task, '--json', '--no-cache', dir] : [task, '--json', dir], {
       stdin: process.stdin,
       stdout: {
         write: (s) => {
