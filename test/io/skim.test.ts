@@ -5,6 +5,7 @@
  * and key order, and over mutated bytes; examples for escapes, surrogates, duplicate keys, numbers, non-ASCII text
  * and invalid input. The properties skim ASCII lines too (`skimLine(…, true)`), which the readers decline.
  */
+import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { compileSkim, DECLINE, reduceParsed, skimLine } from '../../src/formats/skim/skim.js'
@@ -43,7 +44,9 @@ const expectAgrees = (text: string | Buffer): boolean => {
     return false
   }
   if (skim === DECLINE) return false
-  expect(skim).toStrictEqual(full)
+  // node's deep equality (own keys, prototypes, -0): vitest's reads an own `constructor` key as the object's type,
+  // so two equal objects with such a key would differ
+  if (!isDeepStrictEqual(skim, full)) expect(skim).toStrictEqual(full)
   return true
 }
 
