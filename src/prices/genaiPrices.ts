@@ -124,13 +124,18 @@ export interface BundledEstimatorOptions {
 
 const DAY_MS = 86_400_000
 
-/** What the estimator keeps per model name: how it is looked up, and per UTC day the checked plan (or `null`). */
-interface ModelEntry {
+/** How a model is priced on one UTC day: its lookup (or `null`: not priced) and the checked plan (or `null`). */
+interface DayPricing {
   readonly lookup: Lookup | null
-  /** The last day asked for (days since the epoch) and its plan: the fold's requests all take the same day. */
+  readonly plan: FlatRates | null
+}
+
+/** What the estimator keeps per model name: per UTC day, how it is looked up and its checked plan. */
+interface ModelEntry {
+  /** The last day asked for (days since the epoch) and its pricing: a log's requests mostly take few days. */
   day: number
-  plan: FlatRates | null
-  readonly plans: Map<number, FlatRates | null>
+  pricing: DayPricing
+  readonly days: Map<number, DayPricing>
 }
 
 /**
@@ -139,7 +144,9 @@ interface ModelEntry {
  * Each call gives what `calcPrice(genaiUsage(usage), model, { providerId, timestamp })` gives, to the bit; for a
  * model whose price on that day has per-token rates (flat, or tiered by prompt size) it is computed by a checked
  * plan instead of the library's unit algebra (`flatRates.ts`). The provider chosen for a model name and the plan
- * of each model and UTC day are remembered, so a request costs a few arithmetic operations. An optional third
+ * are found for the UTC day of the request (the prices of that day decide both) and remembered per model and day, so
+ * a request costs a few arithmetic operations and the result depends only on the request, never on the day it is
+ * priced (but for a request without a time, which takes the estimator's clock). An optional third
  * argument (the request's time, ISO-8601 or epoch ms) prices that request at the prices of that day.
  * @example bundledEstimator()('claude-sonnet-4-20250514', { inputTokens: 1e6, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }) // => 3
  * @since 0.2.0
@@ -153,8 +160,7 @@ export const bundledEstimator = (
   const entryOf = (model: string): ModelEntry => {
     let e = memo.get(model)
     if (e === undefined) {
-      const lookup = model === 'unknown' || model.trim() === '' ? null : (candidates(model).find((c) => priced(c, fixed)) ?? null)
-      e = { lookup, day: Number.NaN, plan: null, plans: new Map() }
+      e = { day: Number.NaN, pricing: { lookup: null, plan: null }, days: new Map() }
       if (memo.size >= MEMO_MAX) memo.clear()
       memo.set(model, e)
     }
@@ -162,6 +168,11 @@ export const bundledEstimator = (
   }
   const optionsOf = (l: Lookup, when: Date): { providerId?: string; timestamp: Date } =>
     l.providerId !== undefined ? { providerId: l.providerId, timestamp: when } : { timestamp: when }
+  /** The model's lookup and plan on the day of `when`: the provider that prices it then, as calcPrice finds it. */
+  const pricingOn = (model: string, when: Date): DayPricing => {
+    const lookup = model === 'unknown' || model.trim() === '' ? null : (candidates(model).find((c) => priced(c, when)) ?? null)
+    return { lookup, plan: lookup === null ? null : (checkedPlan(genai(), lookup.name, optionsOf(lookup, when)) ?? null) }
+  }
   // the last model asked for: a log's requests mostly name one model
   let lastModel: string | undefined
   let last: ModelEntry | undefined
@@ -173,8 +184,6 @@ export const bundledEstimator = (
       lastModel = model
       last = e
     }
-    const l = e.lookup
-    if (l === null) return undefined
     let ms = fixedMs
     if (at !== undefined) {
       const t = typeof at === 'number' ? at : msFromIso(at)
@@ -182,20 +191,24 @@ export const bundledEstimator = (
     }
     const day = Math.floor(ms / DAY_MS)
     if (day !== e.day) {
-      let plan = e.plans.get(day)
-      if (plan === undefined) {
-        plan = checkedPlan(genai(), l.name, optionsOf(l, new Date(ms))) ?? null
-        if (e.plans.size >= MEMO_MAX) e.plans.clear()
-        e.plans.set(day, plan)
+      let p = e.days.get(day)
+      if (p === undefined) {
+        // the lookup is made on the request's day too: which provider prices a model is a fact of that day
+        p = pricingOn(model, new Date(ms))
+        if (e.days.size >= MEMO_MAX) e.days.clear()
+        e.days.set(day, p)
       }
       e.day = day
-      e.plan = plan
+      e.pricing = p
     }
+    const l = e.pricing.lookup
+    if (l === null) return undefined
     const { inputTokens, cacheReadTokens, cacheWriteTokens, outputTokens } = usage
     // genaiUsage's input_tokens, summed in the same order
     const all = inputTokens + cacheReadTokens + cacheWriteTokens
-    if (e.plan !== null) {
-      const fast = planTotal(e.plan, all, cacheReadTokens, cacheWriteTokens, outputTokens)
+    const plan = e.pricing.plan
+    if (plan !== null) {
+      const fast = planTotal(plan, all, cacheReadTokens, cacheWriteTokens, outputTokens)
       // NaN: counts the plan does not take (the library decides); a non-finite sum is no estimate either way
       if (!Number.isNaN(fast)) return Number.isFinite(fast) ? fast : undefined
     }

@@ -195,6 +195,22 @@ describe('per-request estimates', () => {
     expect(direct('gpt-5.6-terra', u, Date.parse('2026-07-16T05:31:40.121Z'))).toBeCloseTo(then, 12)
   })
 
+  it("a dated request's estimate does not depend on the estimator's clock (its provider and prices are of its own day)", () => {
+    const models = ['claude-sonnet-4-5-20250929', 'claude-opus-4-6', 'claude-sonnet-4-6', 'gpt-5.6-terra', 'gpt-5-codex', 'gemini-2.5-pro', 'deepseek-chat', 'openai/gpt-4o', 'no-such-model']
+    const times = ['2025-06-01T12:00:00Z', '2026-03-12T23:59:59Z', '2026-03-14T00:00:01Z', '2026-07-29T10:00:00Z', '2026-07-31T10:00:00Z', '2026-12-01T03:00:00Z', '2026-12-01T18:00:00Z']
+    const clocks = ['2025-01-01T00:00:00Z', '2026-08-01T00:00:00Z', '2027-06-01T00:00:00Z'].map((t) => bundledEstimator({ at: new Date(t) }))
+    const u = buckets(250_000, 40_000, 5_000, 3_000)
+    let priced = 0
+    for (const m of models)
+      for (const t of times) {
+        const [first, ...rest] = clocks.map((e) => e(m, u, t))
+        for (const x of rest) expect(x).toBe(first)
+        if (first !== undefined) priced++
+      }
+    // every model but the unknown one is priced at every time
+    expect(priced).toBe((models.length - 1) * times.length)
+  })
+
   it('Claude Code home tree: each session costs the sum of calcPrice over its requests (subagent files included)', async () => {
     const groups = await sessionGroups(claudeDir)
     expect(Object.keys(groups).sort()).toStrictEqual(Object.values(sessions).sort())
