@@ -158,10 +158,11 @@ describe('stats cache', () => {
     expect(existsSync(off)).toBe(false)
   })
 
-  it("a report that writes the cache deletes earlier days' files and a killed report's temporary files", () => {
+  it("a report that writes the cache deletes cache files unused for 30 days and a killed report's temporary files", () => {
     const { home, cache } = freshHome()
     mkdirSync(cache, { recursive: true })
-    const old = new Date(Date.now() - 2 * 86_400_000)
+    const old = new Date(Date.now() - 31 * 86_400_000)
+    const lastWeek = new Date(Date.now() - 7 * 86_400_000)
     const hourAgo = new Date(Date.now() - 2 * 3_600_000)
     const write = (name: string, when: Date): string => {
       const p = join(cache, name)
@@ -170,7 +171,7 @@ describe('stats cache', () => {
       return p
     }
     const yesterday = write('stats-yesterdayJobAAAAAAAAAAAA.json', old)
-    const today = write('stats-otherJobTodayBBBBBBBBBBB.json', new Date())
+    const today = write('stats-otherJobTodayBBBBBBBBBBB.json', lastWeek)
     const deadTmp = write('stats-yesterdayJobAAAAAAAAAAAA.json.123.456.tmp', hourAgo)
     const liveTmp = write('stats-otherJobTodayBBBBBBBBBBB.json.789.12.tmp', new Date())
     const mine = write('notes.txt', old)

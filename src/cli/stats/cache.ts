@@ -4,11 +4,12 @@
  *
  * **What a unit's entry is keyed by** (all of it must be equal for the entry to be used):
  * - the job: every reading option (`RecordJob`: format, accepted endings, estimate settings with the `--prices`
- *   table's contents), the price data's version, the UTC day (the estimator's clock: a request without a time of
- *   its own, and the choice of a model's provider, take that day's prices), the time zone (a log's time without a
- *   zone is read as a local time), the report's inputs (each set of inputs keeps its own file), and the build (the
- *   size and time of the bundled worker and of `records.js`: a new build of the reader never reads an older
- *   build's entries);
+ *   table's contents), the price data's version, the time zone (a log's time without a zone is read as a local
+ *   time), the report's inputs (each set of inputs keeps its own file), and the build (the size and time of the
+ *   bundled worker and of `records.js`: a new build of the reader never reads an older build's entries, and
+ *   overwrites them). Not the day: an estimate is priced at its request's time, provider and prices alike
+ *   (`bundledEstimator`), so a kept result does not depend on when it was read — but for requests without a time,
+ *   which are never kept;
  * - each file of the unit, in order: its name, and its `stat` (device, inode, size, modification and change times
  *   in nanoseconds), so an appended, rewritten, replaced or touched file is read again;
  * - what a file's reading looks at beside it: a Claude Code session's `<session>/subagents/*.jsonl` (each one's
@@ -22,9 +23,10 @@
  * by field; a cache file that is not a regular file, or is over 256 MiB, is not read.
  *
  * **Where**: `RUN_OUTCOME_CACHE_DIR`, else `$XDG_CACHE_HOME/run-outcome`, else `$HOME/.cache/run-outcome`; one file
- * per job key (`stats-<hash>.json`), written whole to a temporary name and renamed (two reports at once: the last
- * one's file stays, each one whole). Entries unused for {@link STALE_MS} are dropped when it is written, and files of
-earlier days (which no report can use again) are deleted. Any fault of
+ * per set of inputs and reading options (`stats-<hash>.json`; a new build overwrites it), written whole to a
+ * temporary name and renamed (two reports at once: the last one's file stays, each one whole). Entries unused for
+ * {@link STALE_MS} are dropped when it is written, and so are cache files no report has written for that long and
+ * temporary files an hour old (only the names it writes). Any fault of
  * the cache (no folder, a read-only disk, a damaged or foreign file) is silent and only means the files are read:
  * it never changes a result. `--no-cache` (or `RUN_OUTCOME_CACHE=0`) neither reads nor writes it.
  * @module
@@ -239,11 +241,10 @@ const CACHE_NAME = /^stats-[A-Za-z0-9_-]{24}\.json$/
 const TMP_NAME = /^stats-[A-Za-z0-9_-]{24}\.json\.\d+\.\d+\.tmp$/
 
 /**
- * Deletes the cache files written before today (UTC: the day is part of their key, so none can be used again) and
+ * Deletes the cache files no report has written for {@link STALE_MS} (other inputs or options, not used since) and
  * temporary files an hour old (left by a report killed while it wrote).
  */
 const dropStale = (dir: string, keep: string, now: number): void => {
-  const midnight = now - (now % 86_400_000)
   try {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name)
@@ -251,7 +252,7 @@ const dropStale = (dir: string, keep: string, now: number): void => {
       const cacheFile = CACHE_NAME.test(name)
       if (path === keep || !(cacheFile || TMP_NAME.test(name))) continue
       const s = statSync(path, { throwIfNoEntry: false })
-      if (s !== undefined && s.mtimeMs < (cacheFile ? midnight : now - 3_600_000)) unlinkSync(path)
+      if (s !== undefined && s.mtimeMs < (cacheFile ? now - STALE_MS : now - 3_600_000)) unlinkSync(path)
     }
   } catch {
     // a folder that cannot be listed keeps its files
@@ -324,11 +325,12 @@ export const openStatsCache = (dir: string, job: RecordJob, options: StatsCacheO
   const build = buildKey()
   if (build === undefined) return undefined
   const now = options.now ?? Date.now()
-  const day = new Date(now).toISOString().slice(0, 10)
   // the time zone reads the logs' times that name none (Date.parse takes them as local times)
   const zone = `${Intl.DateTimeFormat().resolvedOptions().timeZone}|${process.env['TZ'] ?? ''}`
-  const jobText = JSON.stringify({ job, prices: PRICE_DATA_VERSION, day, build, zone, scope: options.scope })
-  const file = join(dir, `stats-${createHash('sha256').update(jobText).digest('base64url').slice(0, 24)}.json`)
+  const jobText = JSON.stringify({ job, prices: PRICE_DATA_VERSION, build, zone, scope: options.scope })
+  // named without the build: a new build overwrites its predecessor's file instead of adding one
+  const nameText = JSON.stringify({ job, zone, scope: options.scope })
+  const file = join(dir, `stats-${createHash('sha256').update(nameText).digest('base64url').slice(0, 24)}.json`)
   let old: Record<string, Entry> = Object.create(null) as Record<string, Entry>
   try {
     const text = readCacheText(file)
