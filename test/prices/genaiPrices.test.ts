@@ -196,8 +196,26 @@ describe('per-request estimates', () => {
   })
 
   it("a dated request's estimate does not depend on the estimator's clock (its provider and prices are of its own day)", () => {
-    const models = ['claude-sonnet-4-5-20250929', 'claude-opus-4-6', 'claude-sonnet-4-6', 'gpt-5.6-terra', 'gpt-5-codex', 'gemini-2.5-pro', 'deepseek-chat', 'openai/gpt-4o', 'no-such-model']
-    const times = ['2025-06-01T12:00:00Z', '2026-03-12T23:59:59Z', '2026-03-14T00:00:01Z', '2026-07-29T10:00:00Z', '2026-07-31T10:00:00Z', '2026-12-01T03:00:00Z', '2026-12-01T18:00:00Z']
+    const models = [
+      'claude-sonnet-4-5-20250929',
+      'claude-opus-4-6',
+      'claude-sonnet-4-6',
+      'gpt-5.6-terra',
+      'gpt-5-codex',
+      'gemini-2.5-pro',
+      'deepseek-chat',
+      'openai/gpt-4o',
+      'no-such-model',
+    ]
+    const times = [
+      '2025-06-01T12:00:00Z',
+      '2026-03-12T23:59:59Z',
+      '2026-03-14T00:00:01Z',
+      '2026-07-29T10:00:00Z',
+      '2026-07-31T10:00:00Z',
+      '2026-12-01T03:00:00Z',
+      '2026-12-01T18:00:00Z',
+    ]
     const clocks = ['2025-01-01T00:00:00Z', '2026-08-01T00:00:00Z', '2027-06-01T00:00:00Z'].map((t) => bundledEstimator({ at: new Date(t) }))
     const u = buckets(250_000, 40_000, 5_000, 3_000)
     let priced = 0
