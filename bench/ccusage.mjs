@@ -199,7 +199,9 @@ const run = (cmd, argv, env) => {
 // of the report before it (src/cli/stats/cache.ts), in a cache folder of the bench's own
 const benchCache = join(emptyHome, 'cache')
 const ours = (tree, warm) => () =>
-  warm ? run(process.execPath, [cli, 'stats', '--json', tree], { RUN_OUTCOME_CACHE_DIR: benchCache }) : run(process.execPath, [cli, 'stats', '--json', '--no-cache', tree], {})
+  warm
+    ? run(process.execPath, [cli, 'stats', '--json', tree], { RUN_OUTCOME_CACHE_DIR: benchCache })
+    : run(process.execPath, [cli, 'stats', '--json', '--no-cache', tree], {})
 const theirs = (env, sub) => () => run(bin, [...sub, 'daily', '--json', '--offline'], env)
 
 /** Sums the token buckets of whatever JSON a tool printed: ours by its fields, ccusage's by its `totals`. */
@@ -253,7 +255,19 @@ const compare = (label, tree, a, b, mode = 'cold') => {
     outA = x.out
     outB = y.out
   }
-  return { label, mode, tree, wall: median(wall), cpu: median(cpu), ms: median(abs.a), msB: median(abs.b), cpuA: median(abs.ca), cpuB: median(abs.cb), outA, outB }
+  return {
+    label,
+    mode,
+    tree,
+    wall: median(wall),
+    cpu: median(cpu),
+    ms: median(abs.a),
+    msB: median(abs.b),
+    cpuA: median(abs.ca),
+    cpuB: median(abs.cb),
+    outA,
+    outB,
+  }
 }
 
 // the warm rows' cache is filled by one report over each tree first
