@@ -298,9 +298,14 @@ const estimatorFor = (s: EstimateSettings): CostEstimator | undefined => {
       e === undefined
         ? undefined
         : (model, usage, at) => {
-            // the bundled estimator's rule: a time that is not a finite instant leaves its own clock
-            if (at === undefined || !Number.isFinite(typeof at === 'number' ? at : msFromIso(at))) undatedPrices++
-            return e(model, usage, at)
+            // the bundled estimator's rule: a time that is not a finite instant leaves its own clock (read once here,
+            // handed on as epoch milliseconds)
+            const ms = at === undefined ? Number.NaN : typeof at === 'number' ? at : msFromIso(at)
+            if (!Number.isFinite(ms)) {
+              undatedPrices++
+              return e(model, usage)
+            }
+            return e(model, usage, ms)
           },
     )
   }
