@@ -85,9 +85,11 @@ Options:
   --format F       auto (default) or one of: ${FORMAT_NAMES.join(', ')}
   --accept KIND    also count this ending kind as success (repeatable)
   --jobs N         worker threads (default: one per core)
-  --no-cache       read every file: neither use nor write the results of earlier reports
-                   (kept in ~/.cache/run-outcome, or RUN_OUTCOME_CACHE_DIR, per file
-                   and its size and times; a changed file is always read again)
+  --no-cache       read every file; neither use nor write the result cache (earlier
+                   reports' results, used for files that have not changed since; a
+                   changed file is always read again): ~/.cache/run-outcome, or
+                   $XDG_CACHE_HOME, or RUN_OUTCOME_CACHE_DIR (RUN_OUTCOME_CACHE=0: the
+                   same as --no-cache)
   --json           one JSON document (the same groups, exact figures, the price data)
   --color, --no-color  force colours on or off (default: on a terminal, unless NO_COLOR)
   -h, --help       show this help

@@ -152,10 +152,12 @@ describe('stats cache', () => {
     writeFileSync(blocked, 'not a folder')
     const r = stats(home, blocked, [])
     expect([r.code, r.stdout, r.stderr]).toStrictEqual([truth.code, truth.stdout, truth.stderr])
-    // RUN_OUTCOME_CACHE=0 is --no-cache
-    const off = join(mkdtempSync(join(tmpdir(), 'ro-cache-off-')), 'cache')
-    expect(stats(home, off, [], { RUN_OUTCOME_CACHE: '0' }).stdout).toBe(truth.stdout)
-    expect(existsSync(off)).toBe(false)
+    // RUN_OUTCOME_CACHE=0 (or false, no, off) is --no-cache
+    for (const value of ['0', 'false', 'NO', ' off ']) {
+      const off = join(mkdtempSync(join(tmpdir(), 'ro-cache-off-')), 'cache')
+      expect(stats(home, off, [], { RUN_OUTCOME_CACHE: value }).stdout).toBe(truth.stdout)
+      expect(existsSync(off)).toBe(false)
+    }
   })
 
   it("a report that writes the cache deletes cache files unused for 30 days and a killed report's temporary files", () => {

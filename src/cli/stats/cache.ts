@@ -69,11 +69,13 @@ interface CacheFile {
 
 /**
  * Where the cache lives for an environment: `RUN_OUTCOME_CACHE_DIR`, else `$XDG_CACHE_HOME/run-outcome`, else
- * `$HOME/.cache/run-outcome`; `undefined` when `RUN_OUTCOME_CACHE=0` or no folder is named (no `HOME`).
+ * `$HOME/.cache/run-outcome`; `undefined` when `RUN_OUTCOME_CACHE` is `0`, `false`, `no` or `off`, or no folder is
+ * named (no `HOME`).
  * @since 0.2.0
  */
 export const cacheDirOf = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
-  if (env['RUN_OUTCOME_CACHE'] === '0') return undefined
+  const off = env['RUN_OUTCOME_CACHE']?.trim().toLowerCase()
+  if (off === '0' || off === 'false' || off === 'no' || off === 'off') return undefined
   const own = env['RUN_OUTCOME_CACHE_DIR']
   if (own !== undefined && own !== '') return own
   const xdg = env['XDG_CACHE_HOME']
