@@ -583,7 +583,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     }
     io.stdout.write(`${groupTable(by, rows, agg.total, style, width, v.compact === true)}\n`)
     const notes: Array<string> = []
-    if (by === 'model') notes.push("a run that used several models counts under each, with that model's tokens and cost")
+    if (by === 'model') notes.push("a run of several models counts under each, with that model's tokens and cost")
     if (v.breakdown === true && by !== 'model') notes.push('└ rows: one model inside the group (its runs, tokens and cost)')
     const all = [agg.total, ...agg.groups.values()]
     if (all.some((g) => g.runsWithEstimatedCost > 0)) notes.push('~ estimated')

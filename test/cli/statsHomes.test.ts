@@ -273,3 +273,14 @@ describe('stats groups on the home tree', () => {
     expect(lines.find((l) => l.startsWith('│ total'))).toContain('~$0.6590+')
   })
 })
+
+describe('stats at 80 columns', () => {
+  it('--by model: every line fits, and the note on runs of several models is whole', async () => {
+    const r = await runCli(['stats', '--by', 'model', '--breakdown'], '', { ...env, COLUMNS: '80' })
+    expect(r.code).toBe(0)
+    const lines = r.stdout.split('\n')
+    // the table's box characters and names are one column each here
+    expect(lines.filter((l) => [...l].length > 80)).toStrictEqual([])
+    expect(lines).toContain("a run of several models counts under each, with that model's tokens and cost")
+  })
+})
