@@ -91,7 +91,11 @@ const argumentProblem = (e: unknown, argv: ReadonlyArray<string>, options: Optio
     const name = /--([A-Za-z0-9-]+)/.exec(message)?.[1]
     const shown = name !== undefined ? `--${name}` : 'an option'
     if (/argument missing/.test(message)) return `${shown} needs a value (e.g. ${shown} ${exampleValue(name)})`
-    if (/does not take an argument/.test(message)) return `${shown} takes no value (write ${shown} alone, or --no-${name ?? 'x'} to turn it off)`
+    if (/does not take an argument/.test(message)) {
+      // the negated form given a value (`--no-cache=1`): named as it was typed
+      if (name !== undefined && argv.some((a) => a.startsWith(`--no-${name}=`))) return `--no-${name} takes no value (write --no-${name} alone)`
+      return `${shown} takes no value (write ${shown} alone, or --no-${name ?? 'x'} to turn it off)`
+    }
     if (/ambiguous/.test(message)) return `${shown} needs a value, and the next word starts with "-"; to give such a value write ${shown}=VALUE`
     return `${shown}: bad value`
   }

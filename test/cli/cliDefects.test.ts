@@ -32,6 +32,8 @@ describe('argument errors in our words', () => {
     [['replay', '--format'], "run-outcome replay: --format needs a value (e.g. --format codex)\nTry 'run-outcome replay --help'.\n"],
     [['stats', '--by'], "run-outcome stats: --by needs a value (e.g. --by day)\nTry 'run-outcome stats --help'.\n"],
     [['stats', '--json=yes'], "run-outcome stats: --json takes no value (write --json alone, or --no-json to turn it off)\nTry 'run-outcome stats --help'.\n"],
+    [['stats', '--no-cache=1'], "run-outcome stats: --no-cache takes no value (write --no-cache alone)\nTry 'run-outcome stats --help'.\n"],
+    [['replay', '--no-estimate=yes'], "run-outcome replay: --no-estimate takes no value (write --no-estimate alone)\nTry 'run-outcome replay --help'.\n"],
     [['stats', '--no-estimat'], "run-outcome stats: unknown option --no-estimat (did you mean --no-estimate?)\nTry 'run-outcome stats --help'.\n"],
     [
       ['stats', '--timezone', '--json'],
