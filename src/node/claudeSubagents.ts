@@ -1,82 +1,24 @@
 /**
  * Claude Code subagent files: newer Claude Code writes each subagent's transcript to
  * `<project>/<session>/subagents/<agent-id>.jsonl` beside the session's `<project>/<session>.jsonl`
- * (formats.md §C1). Those records belong to the parent session, not to runs of their own: these helpers find
- * them and fold each into the parent run it ran in, as a child with its inferred ending and its usage.
+ * (formats.md §C1). Those records belong to the parent session, not to runs of their own: these helpers fold
+ * each into the parent run it ran in, as a child with its inferred ending and its usage (finding them is
+ * `claudeSubagentFiles.ts`, re-exported here).
  *
  * @module
  */
-import { createReadStream, type Dirent, readdirSync, statSync } from 'node:fs'
-import { readdir } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { createReadStream } from 'node:fs'
+import { basename } from 'node:path'
 import { createGunzip } from 'node:zlib'
 import type { CostEstimator } from '../core/fold.js'
 import { MAX_DIAGNOSTICS, type ChildResult, type Cost, type Diagnostic, type ModelUsage, type RunResult, type Usage } from '../core/RunResult.js'
 import { msFromIso } from '../core/time.js'
 import { createClaudeCodeReader } from '../formats/claudeCode.js'
 import { LineSplitter } from '../io/lines.js'
+import { SESSION_EXT, subagentFilesOf } from './claudeSubagentFiles.js'
 import { fileChunks } from './fileChunks.js'
 
-const SESSION_EXT = /\.jsonl(?:\.gz)?$/
-
-/**
- * The subagent files of a Claude Code session file: the `.jsonl` (and `.jsonl.gz`) files in
- * `<dir>/<session>/subagents/` for `sessionFile` = `<dir>/<session>.jsonl`, as full paths in name order.
- * Resolves to `[]` when that folder does not exist. **Rejects with** the file system's error when the folder
- * exists but cannot be listed.
- * @example await subagentFilesOf('~/.claude/projects/p/abc.jsonl') // => ['~/.claude/projects/p/abc/subagents/agent-1.jsonl']
- * @since 0.1.0
- */
-export const subagentFilesOf = async (sessionFile: string): Promise<Array<string>> => {
-  const dir = subagentDirOf(sessionFile)
-  if (dir === undefined) return []
-  try {
-    return subagentNames(dir, await readdir(dir, { withFileTypes: true }))
-  } catch (e) {
-    return noFolder(e)
-  }
-}
-
-/**
- * {@link subagentFilesOf} with a synchronous listing: for a reader that reads each file's bytes synchronously
- * (`stats`' workers), where one failed `opendir` costs microseconds and a round trip through the thread pool a
- * good part of a millisecond. Same result; **throws** where that rejects.
- * @since 0.2.0
- */
-export const subagentFilesOfSync = (sessionFile: string): Array<string> => {
-  const dir = subagentDirOf(sessionFile)
-  // most sessions have no session folder: asked without an exception (an ENOENT error costs more than the call)
-  if (dir === undefined || statSync(dirname(dir), { throwIfNoEntry: false }) === undefined) return []
-  try {
-    return subagentNames(dir, readdirSync(dir, { withFileTypes: true }))
-  } catch (e) {
-    return noFolder(e)
-  }
-}
-
-/** `<dir>/<session>/subagents` of a session file, or `undefined` for a name that names no session folder. */
-const subagentDirOf = (sessionFile: string): string | undefined => {
-  const session = basename(sessionFile).replace(SESSION_EXT, '')
-  // a session file named `.jsonl`, `..jsonl` or `...jsonl` names no session folder: `..` would reach outside
-  if (session === '' || session === '.' || session === '..' || !SESSION_EXT.test(basename(sessionFile))) return undefined
-  return join(dirname(sessionFile), session, 'subagents')
-}
-
-/** The subagent files among a folder's entries, as full paths in name order. */
-const subagentNames = (dir: string, entries: ReadonlyArray<Dirent>): Array<string> =>
-  // a link to a file is read like one (one that leads nowhere becomes a diagnostic when it is read)
-  entries
-    .filter((e) => (e.isFile() || e.isSymbolicLink()) && SESSION_EXT.test(e.name))
-    .map((e) => e.name)
-    .sort()
-    .map((n) => join(dir, n))
-
-/** A folder that is not there lists nothing; any other error is thrown on. */
-const noFolder = (e: unknown): Array<string> => {
-  const code = (e as { code?: unknown }).code
-  if (code === 'ENOENT' || code === 'ENOTDIR') return []
-  throw e
-}
+export { subagentDirOf, subagentFilesOf, subagentFilesOfSync } from './claudeSubagentFiles.js'
 
 /** Reads one subagent file with the Claude Code reader in subagent mode (the whole file is one run). */
 const readSubagentFile = async (file: string, estimate: CostEstimator | undefined): Promise<Array<RunResult>> => {

@@ -1,0 +1,77 @@
+/**
+ * Where a Claude Code session's subagent files are: `<project>/<session>/subagents/<agent-id>.jsonl` beside
+ * `<project>/<session>.jsonl` (formats.md §C1). Finding them only (file system calls, no reader), so that what
+ * looks for them without reading them — the `stats` cache's key — loads nothing more; `claudeSubagents.ts` folds
+ * them into their parent runs.
+ *
+ * @module
+ */
+import { type Dirent, readdirSync, statSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+
+/** The name of a session (or subagent) file: `.jsonl`, or `.jsonl.gz`. @since 0.2.0 */
+export const SESSION_EXT = /\.jsonl(?:\.gz)?$/
+
+/**
+ * The subagent files of a Claude Code session file: the `.jsonl` (and `.jsonl.gz`) files in
+ * `<dir>/<session>/subagents/` for `sessionFile` = `<dir>/<session>.jsonl`, as full paths in name order.
+ * Resolves to `[]` when that folder does not exist. **Rejects with** the file system's error when the folder
+ * exists but cannot be listed.
+ * @example await subagentFilesOf('~/.claude/projects/p/abc.jsonl') // => ['~/.claude/projects/p/abc/subagents/agent-1.jsonl']
+ * @since 0.1.0
+ */
+export const subagentFilesOf = async (sessionFile: string): Promise<Array<string>> => {
+  const dir = subagentDirOf(sessionFile)
+  if (dir === undefined) return []
+  try {
+    return subagentNames(dir, await readdir(dir, { withFileTypes: true }))
+  } catch (e) {
+    return noFolder(e)
+  }
+}
+
+/**
+ * {@link subagentFilesOf} with a synchronous listing: for a reader that reads each file's bytes synchronously
+ * (`stats`' workers), where one failed `opendir` costs microseconds and a round trip through the thread pool a
+ * good part of a millisecond. Same result; **throws** where that rejects.
+ * @since 0.2.0
+ */
+export const subagentFilesOfSync = (sessionFile: string): Array<string> => {
+  const dir = subagentDirOf(sessionFile)
+  // most sessions have no session folder: asked without an exception (an ENOENT error costs more than the call)
+  if (dir === undefined || statSync(dirname(dir), { throwIfNoEntry: false }) === undefined) return []
+  try {
+    return subagentNames(dir, readdirSync(dir, { withFileTypes: true }))
+  } catch (e) {
+    return noFolder(e)
+  }
+}
+
+/**
+ * `<dir>/<session>/subagents` of a session file, or `undefined` for a name that names no session folder (`.jsonl`,
+ * `..jsonl`: `..` would reach outside).
+ * @since 0.2.0
+ */
+export const subagentDirOf = (sessionFile: string): string | undefined => {
+  const session = basename(sessionFile).replace(SESSION_EXT, '')
+  // a session file named `.jsonl`, `..jsonl` or `...jsonl` names no session folder: `..` would reach outside
+  if (session === '' || session === '.' || session === '..' || !SESSION_EXT.test(basename(sessionFile))) return undefined
+  return join(dirname(sessionFile), session, 'subagents')
+}
+
+/** The subagent files among a folder's entries, as full paths in name order. */
+const subagentNames = (dir: string, entries: ReadonlyArray<Dirent>): Array<string> =>
+  // a link to a file is read like one (one that leads nowhere becomes a diagnostic when it is read)
+  entries
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && SESSION_EXT.test(e.name))
+    .map((e) => e.name)
+    .sort()
+    .map((n) => join(dir, n))
+
+/** A folder that is not there lists nothing; any other error is thrown on. */
+const noFolder = (e: unknown): Array<string> => {
+  const code = (e as { code?: unknown }).code
+  if (code === 'ENOENT' || code === 'ENOTDIR') return []
+  throw e
+}
