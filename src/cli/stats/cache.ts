@@ -38,7 +38,8 @@ import { fileURLToPath } from 'node:url'
 import { isEndingKind } from '../../core/RunEnding.js'
 import { PRICE_DATA_VERSION } from '../../prices/genaiPrices.js'
 import type { FileOutcome, RecordJob } from './records.js'
-import { fileLabel, type UnitFile } from './units.js'
+import { subagentDirOf, subagentFilesOfSync } from '../../node/claudeSubagentFiles.js'
+import { fileLabel, projectRootFileOf, type UnitFile } from './units.js'
 
 /** The layout of the cache file; a file of another layout is ignored. */
 const LAYOUT = 1
@@ -109,39 +110,34 @@ const buildKey = (): string | undefined => {
 }
 
 /**
- * What a file's reading looks at besides the file (see the module doc), as stat keys. `roots` remembers the
- * `.project_root` of each folder for one report (many files share a folder).
+ * What a file's reading looks at besides the file (see the module doc), as stat keys: found by the same rules the
+ * reader follows (`claudeSubagentFiles.ts`, `projectRootFileOf`). `roots` remembers the `.project_root` of each
+ * folder for one report (many files share a folder).
  */
 const besideKey = (file: UnitFile, roots: Map<string, string>): string => {
-  // what the reader opens beside a file is named from its label (`projectOf`), which is the real folder when
-  // only the file's own name is not UTF-8; subagent files are looked for beside string paths only
-  const label = fileLabel(file)
-  const dir = dirname(label)
   let out = ''
-  // a Claude Code session's folder of subagent files (`replay` and `stats` attach them)
-  if (typeof file === 'string' && SESSION_FILE.test(file)) {
-    const sub = join(dir, basename(file).replace(SESSION_FILE, ''), 'subagents')
-    const k = statKey(sub)
-    out = k
-    if (k !== '-') {
+  // a Claude Code session's folder of subagent files (`replay` and `stats` attach them; only beside string paths)
+  const sub = typeof file === 'string' ? subagentDirOf(file) : undefined
+  if (sub !== undefined) {
+    out = statKey(sub)
+    if (out !== '-') {
       try {
-        for (const name of readdirSync(sub).sort()) out += `,${name}=${statKey(join(sub, name))}`
+        for (const f of subagentFilesOfSync(file as string)) out += `,${basename(f)}=${statKey(f)}`
       } catch {
         out += ',?'
       }
     }
   }
-  // the Gemini project root beside a chat file
-  const projectDir = basename(dir) === 'chats' ? dirname(dir) : dir
-  let root = roots.get(projectDir)
+  // the Gemini project root beside a chat file, named from the label as `projectOf` names it (the real folder
+  // when only the file's own name is not UTF-8)
+  const rootFile = projectRootFileOf(fileLabel(file))
+  let root = roots.get(rootFile)
   if (root === undefined) {
-    root = statKey(join(projectDir, '.project_root'))
-    roots.set(projectDir, root)
+    root = statKey(rootFile)
+    roots.set(rootFile, root)
   }
   return `${out};${root}`
 }
-
-const SESSION_FILE = /\.jsonl(?:\.gz)?$/
 
 /** The name of a unit: its files' names, hashed. */
 const unitName = (files: ReadonlyArray<UnitFile>): string => {

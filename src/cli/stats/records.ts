@@ -9,7 +9,7 @@
  */
 import { createReadStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { basename, dirname, join, sep } from 'node:path'
+import { basename, dirname, sep } from 'node:path'
 import { createGunzip } from 'node:zlib'
 import type { CostEstimator } from '../../core/fold.js'
 import { msFromIso } from '../../core/time.js'
@@ -22,9 +22,7 @@ import { SeenRecords } from '../../formats/claudeCode/seen.js'
 import { ReplayError, replayStream } from '../../node/replay.js'
 import { estimatorOf, type EstimateSettings } from '../../prices/genaiPrices.js'
 import { describeEnding } from '../summary.js'
-import { fileLabel, type UnitFile } from './units.js'
-
-export { fileLabel, type UnitFile, unitsOf } from './units.js'
+import { fileLabel, geminiProjectDirOf, projectRootFileOf, type UnitFile } from './units.js'
 
 /** Tokens and cost of one model in one run. @since 0.1.0 */
 export interface ModelRecord {
@@ -266,10 +264,9 @@ export const projectOf = async (file: string, format: string, head?: FileHead): 
     return null
   }
   if (format === 'gemini') {
-    const dir = dirname(file)
-    const projectDir = basename(dir) === 'chats' ? dirname(dir) : dir
+    const projectDir = geminiProjectDirOf(file)
     try {
-      const root = (await readFile(join(projectDir, '.project_root'), 'utf8')).trim()
+      const root = (await readFile(projectRootFileOf(file), 'utf8')).trim()
       if (root !== '' && !root.includes('\n')) return root
     } catch {
       // no .project_root (older Gemini CLI): the hash names the project

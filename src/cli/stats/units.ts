@@ -3,7 +3,7 @@
  * need before (and without) loading the readers.
  * @module
  */
-import { dirname } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 
 /**
  * A file to read: its path, or — for a name that is not valid UTF-8, which no string opens — its bytes and the
@@ -42,3 +42,15 @@ export const unitsOf = (files: ReadonlyArray<UnitFile>): Array<Array<UnitFile>> 
   }
   return units
 }
+
+/**
+ * The Gemini project folder of a chat file (`<hash>/chats/session-….json` → `<hash>`; a file elsewhere: its
+ * folder), by its label. @since 0.2.0
+ */
+export const geminiProjectDirOf = (label: string): string => {
+  const dir = dirname(label)
+  return basename(dir) === 'chats' ? dirname(dir) : dir
+}
+
+/** The `.project_root` file that names a Gemini chat file's project (read by `projectOf`). @since 0.2.0 */
+export const projectRootFileOf = (label: string): string => join(geminiProjectDirOf(label), '.project_root')
