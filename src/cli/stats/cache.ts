@@ -166,20 +166,18 @@ const isCost = (x: unknown): boolean => x === null || isCount(x)
 const isText = (x: unknown): boolean => x === null || typeof x === 'string'
 const SKIP_REASONS: ReadonlySet<unknown> = new Set(['undetected', 'unreadable', 'too-large', 'not-json', 'crashed'])
 
+/** Whether a record (a run's or a model row's) has the five token counts and a cost. */
+const hasTokensAndCost = (x: Record<string, unknown>): boolean =>
+  isCount(x['inputTokens']) &&
+  isCount(x['cacheReadTokens']) &&
+  isCount(x['cacheWriteTokens']) &&
+  isCount(x['outputTokens']) &&
+  isCount(x['reasoningTokens']) &&
+  isCost(x['costUsd'])
+
 /** Whether a kept model row has the shape `toRecord` gives. */
-const wellFormedModel = (m: unknown): boolean => {
-  if (typeof m !== 'object' || m === null) return false
-  const x = m as Record<string, unknown>
-  return (
-    typeof x['model'] === 'string' &&
-    isCount(x['inputTokens']) &&
-    isCount(x['cacheReadTokens']) &&
-    isCount(x['cacheWriteTokens']) &&
-    isCount(x['outputTokens']) &&
-    isCount(x['reasoningTokens']) &&
-    isCost(x['costUsd'])
-  )
-}
+const wellFormedModel = (m: unknown): boolean =>
+  typeof m === 'object' && m !== null && typeof (m as Record<string, unknown>)['model'] === 'string' && hasTokensAndCost(m as Record<string, unknown>)
 
 /** Whether a kept run record has the shape `toRecord` gives, field by field. */
 const wellFormedRun = (r: unknown, file: string): boolean => {
@@ -194,12 +192,7 @@ const wellFormedRun = (r: unknown, file: string): boolean => {
     typeof x['success'] === 'boolean' &&
     isCount(x['turns']) &&
     isCount(x['toolCalls']) &&
-    isCount(x['inputTokens']) &&
-    isCount(x['cacheReadTokens']) &&
-    isCount(x['cacheWriteTokens']) &&
-    isCount(x['outputTokens']) &&
-    isCount(x['reasoningTokens']) &&
-    isCost(x['costUsd']) &&
+    hasTokensAndCost(x) &&
     typeof x['estimated'] === 'boolean' &&
     isCost(x['durationMs']) &&
     isText(x['startedAt']) &&
@@ -271,8 +264,6 @@ export interface StatsCache {
   spoil(files: ReadonlyArray<UnitFile>): void
   /** Writes the entries used and made by this report (and the others' entries still fresh). */
   save(): void
-  /** Units answered from the cache, and units read (work counts for tests). */
-  readonly counts: { hits: number; misses: number }
 }
 
 /** A cache file larger than this (bytes) is not read (nor written): 256 MiB. */
@@ -347,13 +338,11 @@ export const openStatsCache = (dir: string, job: RecordJob, options: StatsCacheO
   // apart by their outcomes: neither unit is kept)
   const pending = new Map<string, Pending>()
   const labels = new Set<string>()
-  const counts = { hits: 0, misses: 0 }
   const roots = new Map<string, string>()
   // units looked up and not found as they are: read again, so their old entries go
   const missed = new Set<string>()
   let changed = false
   return {
-    counts,
     lookup(files) {
       let clash = false
       for (const f of files) {
@@ -365,17 +354,13 @@ export const openStatsCache = (dir: string, job: RecordJob, options: StatsCacheO
         }
         labels.add(label)
       }
-      if (clash) {
-        counts.misses++
-        return undefined
-      }
+      if (clash) return undefined
       let name: string
       let key: string
       try {
         name = unitName(files)
         key = unitKey(files, roots)
       } catch {
-        counts.misses++
         return undefined
       }
       const e = entryOf(name)
@@ -386,7 +371,6 @@ export const openStatsCache = (dir: string, job: RecordJob, options: StatsCacheO
         e.outcomes.length === files.length &&
         e.outcomes.every((o, i) => wellFormed(o, files[i] as UnitFile))
       ) {
-        counts.hits++
         // a use is written down at most once an hour: a report over unchanged files writes nothing
         if (typeof e.used === 'number' && now - e.used <= USE_STAMP_MS) used[name] = e
         else {
@@ -395,7 +379,6 @@ export const openStatsCache = (dir: string, job: RecordJob, options: StatsCacheO
         }
         return e.outcomes
       }
-      counts.misses++
       missed.add(name)
       const p: Pending = { name, key, size: files.length, outcomes: [], spoiled: false }
       for (const f of files) pending.set(fileLabel(f), p)
