@@ -73,6 +73,15 @@ const agree = async (input: Buffer, format = 'auto', chunk = 65_536): Promise<nu
 
 const lines = (text: string): Array<string> => text.split('\n').filter((l) => l.trim() !== '')
 
+/** `l` parsed, or `undefined` when it is not JSON (a mutation then leaves the line as it is). */
+const parsedOf = (l: string): unknown => {
+  try {
+    return JSON.parse(l) as unknown
+  } catch {
+    return undefined
+  }
+}
+
 /** JSON text of `v` with random whitespace (spaces; sometimes tabs) and keys in a random order. */
 const reserialise = (v: unknown, rnd: () => number): string => {
   const w = (): string => (rnd() < 0.6 ? '' : rnd() < 0.9 ? ' '.repeat(1 + Math.floor(rnd() * 3)) : '\t')
@@ -117,12 +126,8 @@ const MUTATIONS: ReadonlyArray<(line: string, rnd: () => number) => string | Buf
   },
   // a value of another type at a field the translators read (parsed, changed, written back)
   (l, r) => {
-    let v: unknown
-    try {
-      v = JSON.parse(l)
-    } catch {
-      return l
-    }
+    const v = parsedOf(l)
+    if (v === undefined) return l
     const values = [null, 0, -1, 1.5, 'x', '', true, [], {}, [{ type: 'text', text: 'y' }], { type: 'x' }]
     const walkChange = (o: unknown, depth: number): void => {
       if (typeof o !== 'object' || o === null || depth > 4) return
@@ -140,12 +145,8 @@ const MUTATIONS: ReadonlyArray<(line: string, rnd: () => number) => string | Buf
   (l) => l.replace('"type"', '"ty\\u0070e"'),
   // non-ASCII text (raw, or as \u escapes) in string values the translators read or not (parsed, changed, written back)
   (l, r) => {
-    let v: unknown
-    try {
-      v = JSON.parse(l)
-    } catch {
-      return l
-    }
+    const v = parsedOf(l)
+    if (v === undefined) return l
     const texts = ['é', '→ ', '😀', '日本語', '\ud800', 'Ω']
     const walkChange = (o: unknown, depth: number): void => {
       if (typeof o !== 'object' || o === null || depth > 5) return
