@@ -2,7 +2,9 @@
  * One benchmark measurement in a fresh process. Prints one JSON line:
  * { task, ms (since process start, start-up included), events, runs, rssMB (peak) }.
  *
- * Tasks: scan FILE | floor FILE | lib FILE | runs FILE | cli FILE | operators FILE REPEAT
+ * Tasks: scan FILE | floor FILE | lib FILE | runs FILE | cli FILE | operators FILE REPEAT | import ENTRY
+ * (`lib` and `runs` import the `run-outcome/replay` entry, as a script that only reads logs would; `import`
+ * times the import of one built entry, `index.js` or `replay.js`, and exits)
  */
 import { createReadStream } from 'node:fs'
 
@@ -58,14 +60,18 @@ if (task === 'scan') {
     carry = start < buf.length ? buf.subarray(start) : null
   }
   out({ events: n })
+} else if (task === 'import') {
+  const t = performance.now()
+  await import(new URL(file, dist))
+  out({ importMs: Math.round((performance.now() - t) * 10) / 10 })
 } else if (task === 'lib') {
-  const { replayStream } = await import(new URL('index.js', dist))
+  const { replayStream } = await import(new URL('replay.js', dist))
   let runs = 0
   await replayStream(createReadStream(file, { highWaterMark: 256 * 1024 }), () => runs++, { file })
   out({ runs })
 } else if (task === 'runs') {
   // The streaming library API as a caller uses it: `for await (const run of replayRuns(path))`, nothing kept.
-  const { replayRuns } = await import(new URL('index.js', dist))
+  const { replayRuns } = await import(new URL('replay.js', dist))
   let runs = 0
   let tokens = 0
   for await (const run of replayRuns(file)) {

@@ -9,8 +9,9 @@
  * `--platform=browser` and runs the bundle in a context without Node's globals). What needs Node — the
  * **Replay** category (`replayRuns`, `replayFile`, `replayStream`, `listLogFiles`) and the CLI — is in the
  * package root (`run-outcome`), which re-exports this module whole (`export *`), so this list is the library's
- * one vocabulary; each export's docstring carries its `@category`. NATS JetStream is `run-outcome/jetstream`.
- * test/types/exports.test.ts lists every export of the three entries. The dependency rules that keep this
+ * one vocabulary; each export's docstring carries its `@category`. `run-outcome/replay` is the Replay category
+ * without the operators (it loads no RxJS); NATS JetStream is `run-outcome/jetstream`.
+ * test/types/exports.test.ts lists every export of the four entries. The dependency rules that keep this
  * entry Node-free are in .dependency-cruiser.cjs (`npm run deps`).
  *
  * @module

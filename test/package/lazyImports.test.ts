@@ -134,4 +134,19 @@ console.log(JSON.stringify(runs.map((r) => r.ending.kind)))`
     expect(l.packages).not.toContain('rxjs')
     expect(l.fpTs).not.toContain('lib/index.js')
   })
+
+  it('the `run-outcome/replay` entry (by its package name) loads no rxjs and no operator, and replays', () => {
+    const script = `const { replayFile, isSuccess } = await import('run-outcome/replay')
+const runs = await replayFile('test/fixtures/claude-code-transcript/1-continue-run-ls-tool.jsonl')
+console.log(JSON.stringify(runs.map((r) => [r.ending.kind, isSuccess(r.ending)])))`
+    const l = loadsOf(['--input-type=module', '-e', script])
+    expect(l.stderr).toBe('')
+    expect(JSON.parse(l.stdout)).toStrictEqual([
+      ['answered', true],
+      ['answered', true],
+    ])
+    expect(l.packages).not.toContain('rxjs')
+    expect(l.own).toContain('replay.js')
+    expect(l.own.filter((m) => m.startsWith('operators/') || m === 'index.js' || m === 'browser.js')).toStrictEqual([])
+  })
 })

@@ -1,6 +1,6 @@
 /**
- * The public surface, listed: the exact runtime exports of the three entries (`run-outcome`, `run-outcome/core`,
- * `run-outcome/jetstream`, as built in dist/) and the type-only exports of the first two. A change to any list is
+ * The public surface, listed: the exact runtime exports of the four entries (`run-outcome`, `run-outcome/core`,
+ * `run-outcome/replay`, `run-outcome/jetstream`, as built in dist/) and the type-only exports of the first three. A change to any list is
  * a change to the API: make it on purpose, and say it in CHANGELOG.md. Every export of the root and of
  * `run-outcome/core`, types included, carries a `@category` tag in its declaration's docstring (issue 16 item 5).
  */
@@ -138,6 +138,41 @@ const CORE_TYPES = [
 ]
 const REPLAY_TYPES = ['ReplayErrorCode', 'ReplayOptions', 'ReplayOutcome', 'ReplayRunsOptions']
 
+/** `run-outcome/replay`: the Replay category and what reading its results needs, the root's values (no operators). */
+const REPLAY_ENTRY_VALUES = [...REPLAY_VALUES, 'ProtocolError', 'endingKinds', 'formatByName', 'isEndingKind', 'isProtocolError', 'isSuccess', 'matchEnding']
+const REPLAY_ENTRY_TYPES = [
+  ...REPLAY_TYPES,
+  'Answered',
+  'Blocked',
+  'ChildResult',
+  'Cost',
+  'CostEstimator',
+  'CutOff',
+  'Diagnostic',
+  'EndingError',
+  'EndingHandlers',
+  'EndingKind',
+  'Failed',
+  'FormatName',
+  'Limit',
+  'ModelUsage',
+  'PendingItem',
+  'PermissionDenial',
+  'ProtocolErrorFields',
+  'ProtocolErrorJSON',
+  'ProtocolErrorKind',
+  'RunEnding',
+  'RunResult',
+  'RunSource',
+  'Stopped',
+  'StoppedBy',
+  'SuccessPolicy',
+  'Suspended',
+  'Unfinished',
+  'Usage',
+  'UsageBuckets',
+]
+
 const JETSTREAM_VALUES = [
   'ConsumeSetupError',
   'JETSTREAM_DEFAULTS',
@@ -229,6 +264,13 @@ describe('the runtime exports of each entry', () => {
     expect(await runtimeExports('browser.js')).toStrictEqual(sorted(CORE_VALUES))
   })
 
+  it('run-outcome/replay (dist/replay.js): the Replay category and the result helpers, the same bindings as the root', async () => {
+    expect(await runtimeExports('replay.js')).toStrictEqual(sorted(REPLAY_ENTRY_VALUES))
+    const root = await import(join(dist, 'index.js'))
+    const light = await import(join(dist, 'replay.js'))
+    for (const name of REPLAY_ENTRY_VALUES) expect(light[name], name).toBe(root[name])
+  })
+
   it('run-outcome/jetstream (dist/jetstream/index.js)', async () => {
     expect(await runtimeExports('jetstream/index.js')).toStrictEqual(sorted(JETSTREAM_VALUES))
   })
@@ -239,6 +281,7 @@ describe('the declared exports of the root and run-outcome/core', () => {
     const typesOf = (entry: string) => sorted(reexportsOf(join(dist, entry)).flatMap((r) => (r.typeOnly ? [r.name] : [])))
     expect(typesOf('index.d.ts')).toStrictEqual(sorted([...CORE_TYPES, ...REPLAY_TYPES]))
     expect(typesOf('browser.d.ts')).toStrictEqual(sorted(CORE_TYPES))
+    expect(typesOf('replay.d.ts')).toStrictEqual(sorted(REPLAY_ENTRY_TYPES))
     const all = reexportsOf(join(dist, 'index.d.ts')).map((r) => r.name)
     for (const internal of [
       'RunDraftCodec',
@@ -254,11 +297,11 @@ describe('the declared exports of the root and run-outcome/core', () => {
   })
 
   it('every export carries a @category from the root’s list in its docstring', () => {
-    for (const entry of ['index.d.ts', 'browser.d.ts']) {
+    for (const entry of ['index.d.ts', 'browser.d.ts', 'replay.d.ts']) {
       const categories = Object.fromEntries(reexportsOf(join(dist, entry)).map((r) => [r.name, categoryOf(r.from, r.name)]))
       const wrong = Object.entries(categories).filter(([, c]) => !CATEGORIES.includes(c))
       expect(wrong).toStrictEqual([])
-      expect(categories.replayFile ?? categories.foldEvents).toBe(entry === 'index.d.ts' ? 'Replay' : 'Fold')
+      expect(categories.replayFile ?? categories.foldEvents).toBe(entry === 'browser.d.ts' ? 'Fold' : 'Replay')
       expect(categories.matchEnding).toBe('Endings')
     }
   })
