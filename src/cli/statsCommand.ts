@@ -26,7 +26,7 @@ import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js
 import { EXIT, type CliIO } from './io.js'
 import { escapeC1, forTerminal } from './sanitize.js'
 import { GROUP_KEYS, NO_MODEL, NO_USAGE, StatsAggregate, type GroupBy, type GroupTotals, type ListingSkip, type RunRef } from './stats/aggregate.js'
-import { cacheDirOf, openStatsCache } from './stats/cache.js'
+import { buildKeyIn, cacheDirOf, openStatsCache } from './stats/cache.js'
 import { runPool } from './stats/pool.js'
 import type { FileOutcome, RecordJob, SkipReason } from './stats/records.js'
 import { fileLabel, type UnitFile, unitsOf } from './stats/units.js'
@@ -514,7 +514,8 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   // the results of earlier reports for the units whose files have not changed (cache.ts); the rest are read
   const cacheDir = v.cache === false || fromSources ? undefined : cacheDirOf(io.env)
   const scope = JSON.stringify({ inputs: inputs.map((i) => i.label), stdin: readStdin })
-  const cache = cacheDir === undefined ? undefined : openStatsCache(cacheDir, job, { scope })
+  const cache =
+    cacheDir === undefined ? undefined : openStatsCache(cacheDir, job, { scope, build: buildKeyIn(fileURLToPath(new URL('./stats/', import.meta.url))) })
   const units: Array<Array<UnitFile>> = []
   for (const u of unitsOf(files)) {
     const kept = cache?.lookup(u)

@@ -124,7 +124,7 @@ describe('the packed package in a fresh consumer', () => {
     // A copy of what a clean clone has, so `prepack` builds dist/ from the sources alone (and leaves the
     // checkout's dist/, which other tests run, alone). node_modules is shared for the compiler.
     const pkg = join(tmp, 'pkg')
-    for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'src']) {
+    for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'src', 'scripts']) {
       if (existsSync(join(repoRoot, f))) cpSync(join(repoRoot, f), join(pkg, f), { recursive: true })
     }
     symlinkSync(join(repoRoot, 'node_modules'), join(pkg, 'node_modules'), 'dir')
@@ -191,6 +191,22 @@ describe('the packed package in a fresh consumer', () => {
     expect(output(r).trim()).toBe(JSON.stringify([{ kind: 'answered' }, 'Done.', 'function', true, true]))
   })
 
+  it('the installed executable (the bundle) replays a log and reports its stats', (ctx) => {
+    const s = ready(ctx)
+    const log = join(repoRoot, 'test/fixtures/claude-code-transcript/1-continue-run-ls-tool.jsonl')
+    const r = run(join(s.consumer, 'node_modules/.bin/run-outcome'), ['replay', '--json', log], s.consumer, 60_000)
+    expect(r.status, output(r)).toBe(0)
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { ending: { kind: string } }).ending.kind),
+    ).toStrictEqual(['answered', 'answered'])
+    const stats = run(join(s.consumer, 'node_modules/.bin/run-outcome'), ['stats', '--json', '--no-cache', log], s.consumer, 60_000)
+    expect(stats.status, output(stats)).toBe(0)
+    expect((JSON.parse(stats.stdout) as { runs: number }).runs).toBe(2)
+  })
+
   it('the tarball has no install script and no reference to itself', (ctx) => {
     const s = ready(ctx)
     const manifest = JSON.parse(readFileSync(join(s.installed, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>
@@ -219,7 +235,11 @@ describe('the packed package in a fresh consumer', () => {
       'dist/browser.js',
       'dist/browser.d.ts',
       'dist/jetstream/index.js',
+      'dist/replay.js',
+      'dist/replay.d.ts',
       'dist/cli/bin.js',
+      'dist/cli/run-outcome.js',
+      'dist/cli/stats/worker.bundle.js',
       'src/index.ts',
       'src/browser.ts',
     ]) {

@@ -33,8 +33,7 @@
  */
 import { createHash } from 'node:crypto'
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
-import { basename, dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { basename, join } from 'node:path'
 import { isEndingKind } from '../../core/RunEnding.js'
 import { PRICE_DATA_VERSION } from '../../prices/genaiPrices.js'
 import type { FileOutcome, RecordJob } from './records.js'
@@ -100,13 +99,16 @@ const statKey = (path: string | Buffer): string => {
   return s === undefined ? '-' : `${s.isDirectory() ? 'd' : 'f'}${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
 }
 
-/** The build of the reader: the bundled worker and the record reader, by size and time (`-` for one absent). */
-const buildKey = (): string | undefined => {
-  const here = dirname(fileURLToPath(import.meta.url))
-  const bundle = statKey(join(here, 'worker.bundle.js'))
-  // without the bundle there is no single file that changes with every build of the reader: no cache
+/**
+ * The build of the reader whose files are in `statsDir` (dist/cli/stats): the bundled worker and the record reader,
+ * by stat key, or `undefined` without the bundle (no single file then changes with every build of the reader: no
+ * cache). The caller names the folder: inside the CLI's own bundle this module's URL is the bundle's, not its own.
+ * @since 0.3.0
+ */
+export const buildKeyIn = (statsDir: string): string | undefined => {
+  const bundle = statKey(join(statsDir, 'worker.bundle.js'))
   if (bundle === '-') return undefined
-  return `${bundle}|${statKey(join(here, 'records.js'))}`
+  return `${bundle}|${statKey(join(statsDir, 'records.js'))}`
 }
 
 /**
@@ -292,6 +294,8 @@ export interface StatsCacheOptions {
    * does not read the entries of every other.
    */
   readonly scope: string
+  /** The reader's build ({@link buildKeyIn}); `undefined`: no cache. */
+  readonly build: string | undefined
   /** The clock (epoch milliseconds; default now). */
   readonly now?: number
 }
@@ -311,7 +315,7 @@ interface Pending {
  * @since 0.2.0
  */
 export const openStatsCache = (dir: string, job: RecordJob, options: StatsCacheOptions): StatsCache | undefined => {
-  const build = buildKey()
+  const build = options.build
   if (build === undefined) return undefined
   const now = options.now ?? Date.now()
   // the time zone reads the logs' times that name none (Date.parse takes them as local times)
