@@ -80,20 +80,20 @@ if (task === 'scan') {
   }
   out({ runs, tokens })
 } else if (task === 'cli') {
-  // The CLI as a user runs it (`run-outcome replay --json FILE`), with stdout discarded by the parent.
-  const { main } = await import(new URL('cli/main.js', dist))
-  let bytes = 0
-  const code = await main(['replay', '--json', file], {
-    stdin: process.stdin,
-    stdout: {
-      write: (s) => {
-        bytes += s.length
-      },
-    },
-    stderr: process.stderr,
-    env: process.env,
-  })
-  out({ code, outBytes: bytes })
+  // The CLI as a user runs it: the executable (the bundle package.json names as bin) in its own process,
+  // `run-outcome replay --json FILE > /dev/null`. Its wall time is the child's life (its start-up included, as
+  // F's is); its CPU time is what the waited-for child used (/proc/self/stat cutime + cstime, in clock ticks).
+  const { spawnSync } = await import('node:child_process')
+  const { readFileSync } = await import('node:fs')
+  const bin = new URL('cli/run-outcome.js', dist).pathname
+  const t = performance.now()
+  const r = spawnSync(process.execPath, [bin, 'replay', '--json', file], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const ms = performance.now() - t
+  const stat = readFileSync('/proc/self/stat', 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  // fields after the command name start at field 3 (state): cutime is field 16, cstime 17; USER_HZ is 100 on Linux
+  const ticks = Number(fields[16 - 3]) + Number(fields[17 - 3])
+  console.log(JSON.stringify({ task, code: r.status, ms: Math.round(ms), cpuMs: ticks * 10, rssMB: 0 }))
 } else if (task === 'operators') {
   // reduceRun() vs foldEvents over the same in-memory events, alternated, warm.
   const { foldEvents, reduceRun } = await import(new URL('index.js', dist))
