@@ -9,6 +9,7 @@ import { loadNatsClients, MissingNatsClientsError, type NatsClients } from '../j
 import { JETSTREAM_DEFAULTS } from '../jetstream/keys.js'
 import { EXIT, type CliIO } from './io.js'
 import { forTerminal } from './sanitize.js'
+import { fitHelp, helpWidth } from './helpText.js'
 
 /** Help text of `consume`. @since 0.1.0 */
 export const consumeHelp = (): string => `Usage: run-outcome consume --server nats://HOST:PORT [options]
@@ -109,7 +110,7 @@ export const makeConsumeCommand =
     }
     const v = parsed.values
     if (v.help) {
-      io.stdout.write(consumeHelp())
+      io.stdout.write(fitHelp(consumeHelp(), helpWidth(io.stdout)))
       return EXIT.ok
     }
     const usage = (m: string): number => {

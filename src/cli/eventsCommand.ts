@@ -17,6 +17,7 @@ import { ReplayError, replayStream } from '../node/replay.js'
 import { checkFormat, parseCommand } from './args.js'
 import { EXIT, safeJson, worst, type CliIO } from './io.js'
 import { forTerminal } from './sanitize.js'
+import { fitHelp, helpWidth } from './helpText.js'
 
 /** Help text of `events`. @since 0.2.0 */
 export const eventsHelp = (): string => `Usage: run-outcome events [FILE|DIR|-]... [options]
@@ -69,7 +70,7 @@ export const eventsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
   )
   if (parsed === undefined) return EXIT.usage
   if (parsed.values.help) {
-    io.stdout.write(eventsHelp())
+    io.stdout.write(fitHelp(eventsHelp(), helpWidth(io.stdout)))
     return EXIT.ok
   }
   const format = parsed.values.format ?? 'auto'

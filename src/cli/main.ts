@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { commands } from './commands.js'
 import { EXIT, type CliIO } from './io.js'
 import { forTerminal } from './sanitize.js'
+import { fitHelp, helpWidth } from './helpText.js'
 
 /** The package's version, read from its package.json (one source for `--version`). @since 0.2.0 */
 export const VERSION: string = (() => {
@@ -54,7 +55,7 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO): Promise<numb
         io.stderr.write(`run-outcome: unknown command "${forTerminal(rest[0].slice(0, 40))}". Commands: ${Object.keys(commands).join(', ')}.\n`)
         return EXIT.usage
       }
-      io.stdout.write(mainHelp())
+      io.stdout.write(fitHelp(mainHelp(), helpWidth(io.stdout)))
       return first === undefined ? EXIT.usage : EXIT.ok
     }
     // --version / -v / -V, alone or after a command (`run-outcome replay --version`)

@@ -22,6 +22,7 @@ import { escapeC1, forTerminal } from './sanitize.js'
 import { estimateSettings, SKIPPED_NAMED } from './estimates.js'
 import { colorEnabled, makeStyle } from './style.js'
 import { briefLine, formatRun } from './summary.js'
+import { fitHelp, helpWidth } from './helpText.js'
 
 /** Help text of `replay`. @since 0.1.0 */
 export const replayHelp = (): string => `Usage: run-outcome replay [FILE|DIR|-]... [options]
@@ -111,7 +112,7 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
   if (parsed === undefined) return EXIT.usage
   const v = parsed.values
   if (v.help) {
-    io.stdout.write(replayHelp())
+    io.stdout.write(fitHelp(replayHelp(), helpWidth(io.stdout)))
     return EXIT.ok
   }
   const format = v.format ?? 'auto'

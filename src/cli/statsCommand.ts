@@ -34,6 +34,7 @@ import { cut, renderTable, tableWidths, textWidth, type Cell, type Column } from
 import { checkTimeZone, localTime, machineTimeZone, parseBound, rangeIsEmpty, type TimeBound } from './stats/time.js'
 import { colorEnabled, makeStyle, type Style } from './style.js'
 import { durationText, num, oneLine, shortNumber, usdText } from './summary.js'
+import { fitHelp, helpWidth } from './helpText.js'
 
 /** Help text of `stats`. @since 0.1.0 */
 export const statsHelp = (): string => `Usage: run-outcome stats [PATH|-]... [options]
@@ -78,9 +79,10 @@ Options:
                    input), output (output, reasoning included), cachedInput (cache
                    reads; default input), cacheWrite (cache writes; default input); a
                    name ending in * is a prefix:
-                   { "gpt-5-codex": { "input": 1.25, "cachedInput": 0.125,
-                                      "output": 10 },
-                     "my-model-*": { "input": 3, "cacheWrite": 3.75, "output": 15 } }
+                     { "gpt-5-codex": { "input": 1.25, "cachedInput": 0.125,
+                                        "output": 10 },
+                       "my-model-*": { "input": 3, "cacheWrite": 3.75,
+                                       "output": 15 } }
   --no-estimate    no estimates: only the costs the logs report
   --format F       auto (default) or one of: ${FORMAT_NAMES.join(', ')}
   --accept KIND    also count this ending kind as success (repeatable)
@@ -325,7 +327,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   if (parsed === undefined) return EXIT.usage
   const v = parsed.values
   if (v.help) {
-    io.stdout.write(statsHelp())
+    io.stdout.write(fitHelp(statsHelp(), helpWidth(io.stdout)))
     return EXIT.ok
   }
   const usage = (message: string): number => {

@@ -19,6 +19,7 @@ import { EXIT, safeJson, worst, type CliIO } from './io.js'
 import { forTerminal } from './sanitize.js'
 import { colorEnabled, makeStyle } from './style.js'
 import { durationText, formatRun, num, oneLine, shortNumber } from './summary.js'
+import { fitHelp, helpWidth } from './helpText.js'
 
 /** `--poll` range, ms: often enough to feel live, rarely enough not to busy-poll. @since 0.2.0 */
 export const POLL_RANGE = { min: 10, max: 60_000 } as const
@@ -258,7 +259,7 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   if (parsed === undefined) return EXIT.usage
   const v = parsed.values
   if (v.help) {
-    io.stdout.write(watchHelp())
+    io.stdout.write(fitHelp(watchHelp(), helpWidth(io.stdout)))
     return EXIT.ok
   }
   if (parsed.positionals.length > 1) {
