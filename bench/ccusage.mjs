@@ -46,7 +46,7 @@ const dataDir = join(here, 'data')
 const cacheDir = join(here, '.ccusage')
 const VERSION = '20.0.24'
 const bin = join(cacheDir, 'node_modules', '.bin', 'ccusage')
-const cli = join(repo, 'dist', 'cli', 'bin.js')
+const cli = join(repo, 'dist', 'cli', 'run-outcome.js') // the executable users run (the bundle)
 
 // --- ccusage, installed on demand ---
 const installedVersion = () => {
@@ -66,7 +66,7 @@ if (installedVersion() !== VERSION) {
   process.stderr.write('done\n')
 }
 if (!existsSync(cli)) {
-  console.log('skipped: dist/cli/bin.js is missing; run `npm run build` first')
+  console.log('skipped: dist/cli/run-outcome.js is missing; run `npm run build` first')
   process.exit(0)
 }
 

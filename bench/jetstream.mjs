@@ -8,7 +8,7 @@
 // until every message is consumed:
 //   floor   — this process pulls every partition (one durable each, fetch BATCH, AckPolicy.All, one ack per
 //             batch) and does nothing with the messages: what the engine allows on this machine;
-//   consume — the built CLI (`node dist/cli/bin.js consume`) as 1, then 2 worker processes, on the same stream
+//   consume — the built CLI (`node dist/cli/run-outcome.js consume`) as 1, then 2 worker processes, on the same stream
 //             with fresh consumers, buckets and snapshots; timed from the workers' ready line until the results
 //             bucket holds every run (the workers then commit and acknowledge, checked outside the timing).
 // Each measured --repeat times (default 3), interleaved; the median is printed with the range. For each: events/s,
@@ -43,7 +43,7 @@ const BATCH = Number(values.batch)
 const WORKERS = values.workers.split(',').map(Number)
 const REPEAT = Math.max(1, Number(values.repeat))
 const root = fileURLToPath(new URL('..', import.meta.url))
-const bin = process.env.RUN_OUTCOME_BIN ?? join(root, 'dist/cli/bin.js')
+const bin = process.env.RUN_OUTCOME_BIN ?? join(root, 'dist/cli/run-outcome.js')
 
 const { connect } = await import('@nats-io/transport-node')
 const { jetstream, jetstreamManager, AckPolicy, DeliverPolicy } = await import('@nats-io/jetstream')
