@@ -110,7 +110,7 @@ export const makeConsumeCommand =
     }
     const v = parsed.values
     if (v.help) {
-      io.stdout.write(fitHelp(consumeHelp(), helpWidth(io.stdout)))
+      io.stdout.write(fitHelp(consumeHelp(), helpWidth(io.stdout, io.env)))
       return EXIT.ok
     }
     const usage = (m: string): number => {

@@ -45,7 +45,7 @@ Exit status: 0 the input was read; 2 usage error, unreadable file or undetectabl
 
 Examples:
   run-outcome events examples/claude-code/claude.jsonl
-  run-outcome events ~/.codex/sessions/2026/11/30/rollout-….jsonl | run-outcome replay --format native -
+  run-outcome events examples/codex/stream-output-2.jsonl | run-outcome replay --format native -
 `
 
 /** The event as a JSON line: the envelope in a fixed order, with the record's line when the event has none. */
@@ -70,7 +70,7 @@ export const eventsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
   )
   if (parsed === undefined) return EXIT.usage
   if (parsed.values.help) {
-    io.stdout.write(fitHelp(eventsHelp(), helpWidth(io.stdout)))
+    io.stdout.write(fitHelp(eventsHelp(), helpWidth(io.stdout, io.env)))
     return EXIT.ok
   }
   const format = parsed.values.format ?? 'auto'

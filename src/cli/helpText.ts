@@ -1,6 +1,6 @@
 /**
  * Help texts fitted to the terminal: the commands write their help as paragraphs and option entries, and
- * {@link fitHelp} re-wraps them to the width (80 columns when stdout is not a terminal), so `--help` is readable in
+ * {@link fitHelp} re-wraps them to the width (the terminal's, else `COLUMNS`, else 80 columns), so `--help` is readable in
  * an 80-column terminal and uses a wide one.
  *
  * The text's shape is read from its lines:
@@ -19,10 +19,17 @@
  * No word is changed, dropped or split: a word longer than the room left stands alone on its line.
  * @module
  */
+import { type CliIO, outputWidth, type TextSink } from './io.js'
 
-/** The width help is wrapped to: the terminal's columns, held within 60 and 100; 80 when not a terminal. @internal */
-export const helpWidth = (sink: { readonly isTTY?: boolean; readonly columns?: number }): number =>
-  sink.isTTY === true && typeof sink.columns === 'number' && sink.columns > 0 ? Math.min(100, Math.max(60, sink.columns)) : 80
+/**
+ * The width help is wrapped to: the output's width ({@link outputWidth}: the terminal's, else `COLUMNS`) held
+ * within 40 and 100, else 80.
+ * @internal
+ */
+export const helpWidth = (sink: Pick<TextSink, 'isTTY' | 'columns'>, env: CliIO['env'] = {}): number => {
+  const w = outputWidth(sink, env)
+  return w === undefined ? 80 : Math.min(100, Math.max(40, w))
+}
 
 const ENTRY = /^( +)(\S(?:\S| (?! ))*)( {2,})(\S.*)$/
 
@@ -36,7 +43,7 @@ const fill = (first: string, indent: number, words: ReadonlyArray<string>, width
   const out: Array<string> = []
   let line = first
   let empty = true
-  for (const w of words) {
+  for (const w of unitsOf(words)) {
     if (!empty && line.length + 1 + w.length + end.length > width) {
       out.push(line + end)
       line = rest
@@ -46,6 +53,43 @@ const fill = (first: string, indent: number, words: ReadonlyArray<string>, width
     empty = false
   }
   out.push(line)
+  return out
+}
+
+/**
+ * The units a line may break between: its words, but a closing bracket (`}`, `)`) stays with the word before it,
+ * and a short quoted phrase (`'tail -F'`) is one unit.
+ */
+const unitsOf = (words: ReadonlyArray<string>): Array<string> => {
+  const out: Array<string> = []
+  let quote: string | undefined
+  for (const w of words) {
+    if (w === '') continue
+    if (/^[)\]}]+[.,;:]?$/.test(w) && out.length > 0) {
+      out[out.length - 1] += ` ${w}`
+      continue
+    }
+    if (quote !== undefined) {
+      out[out.length - 1] += ` ${w}`
+      const unit = out[out.length - 1] as string
+      if (w.replace(/[.,;:)]+$/, '').endsWith(quote) || unit.length > 24) {
+        // a phrase too long to keep whole breaks where it would have
+        if (unit.length > 24) out.splice(out.length - 1, 1, ...unit.split(' '))
+        quote = undefined
+      }
+      continue
+    }
+    out.push(w)
+    const mark = w[0]
+    if (
+      (mark === "'" || mark === '"') &&
+      !w
+        .slice(1)
+        .replace(/[.,;:)]+$/, '')
+        .endsWith(mark)
+    )
+      quote = mark
+  }
   return out
 }
 

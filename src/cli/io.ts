@@ -40,6 +40,17 @@ export interface CliIO {
 /** Exit statuses (SPEC §1): 0 every run answered or accepted; 1 some run ended otherwise; 2 usage or input error; 3 protocol error. @since 0.1.0 */
 export const EXIT = { ok: 0, notSuccess: 1, usage: 2, protocol: 3 } as const
 
+/**
+ * The width (columns) output to `sink` must fit: the terminal's, else the `COLUMNS` environment variable (a pager
+ * or a script that says its width), else `undefined` (no limit). Every command sizes its output by this one rule.
+ * @since 0.3.0
+ */
+export const outputWidth = (sink: Pick<TextSink, 'isTTY' | 'columns'>, env: CliIO['env']): number | undefined => {
+  if (sink.isTTY === true && typeof sink.columns === 'number' && sink.columns > 0) return sink.columns
+  const c = Number(env['COLUMNS'])
+  return Number.isInteger(c) && c > 0 ? c : undefined
+}
+
 /** The highest code wins (3 > 2 > 1 > 0). @since 0.1.0 */
 export const worst = (a: number, b: number): number => Math.max(a, b)
 

@@ -55,7 +55,7 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO): Promise<numb
         io.stderr.write(`run-outcome: unknown command "${forTerminal(rest[0].slice(0, 40))}". Commands: ${Object.keys(commands).join(', ')}.\n`)
         return EXIT.usage
       }
-      io.stdout.write(fitHelp(mainHelp(), helpWidth(io.stdout)))
+      io.stdout.write(fitHelp(mainHelp(), helpWidth(io.stdout, io.env)))
       return first === undefined ? EXIT.usage : EXIT.ok
     }
     // --version / -v / -V, alone or after a command (`run-outcome replay --version`)

@@ -15,7 +15,7 @@ import { LINE_CAP_TEXT } from '../io/lines.js'
 import { ALREADY_READ, listLogPaths } from '../node/files.js'
 import { ReplayError, replayStream } from '../node/replay.js'
 import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
-import { EXIT, safeJson, worst, type CliIO } from './io.js'
+import { EXIT, outputWidth, safeJson, worst, type CliIO } from './io.js'
 import { findLogHomes, homeOf, tilde } from '../node/homes.js'
 import { estimatorOf, PRICE_PACKAGE, priceDataOf } from '../prices/genaiPrices.js'
 import { escapeC1, forTerminal } from './sanitize.js'
@@ -30,13 +30,15 @@ export const replayHelp = (): string => `Usage: run-outcome replay [FILE|DIR|-].
 Replays recorded agent logs and prints how each run ended.
 
 Inputs: files (also .gz), directories (every .jsonl/.ndjson/.json/.log/.txt under them,
-one result per run), or - for standard input (the default when no input is given).
+one result per run), or - for standard input (read when no input is given and a log is
+piped in).
 A line over the line cap (${LINE_CAP_TEXT}) is skipped with a
 note naming its line and size, never parsed: memory stays bounded by the cap.
 
 With no input and nothing piped in (a terminal, or /dev/null as from cron), it reads the
-usual places (as run-outcome stats does):
-~/.claude/projects, $CODEX_HOME/sessions and archived_sessions, ~/.gemini/tmp.
+usual places, as run-outcome stats does: ~/.claude/projects, ~/.config/claude/projects,
+the projects folder of each directory in CLAUDE_CONFIG_DIR, $CODEX_HOME/sessions and
+archived_sessions (CODEX_HOME: ~/.codex), and the chats folders under ~/.gemini/tmp.
 
 Options:
   --brief          one line per run: ending, tokens, cost, duration, file and run #
@@ -79,6 +81,8 @@ interface Options {
   readonly width?: number
   /** Skipped files named so far in this invocation (the rest are counted). */
   readonly skips: { named: number; more: number }
+  /** Runs read and runs printed so far in this invocation (`--only` prints some of them). */
+  readonly tally: { runs: number; printed: number }
   /** Files (`dev:ino`) read so far in this invocation: one reached again through another input is read once. */
   readonly seenFiles: Set<string>
 }
@@ -112,7 +116,7 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
   if (parsed === undefined) return EXIT.usage
   const v = parsed.values
   if (v.help) {
-    io.stdout.write(fitHelp(replayHelp(), helpWidth(io.stdout)))
+    io.stdout.write(fitHelp(replayHelp(), helpWidth(io.stdout, io.env)))
     return EXIT.ok
   }
   const format = v.format ?? 'auto'
@@ -134,7 +138,7 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
   const settings = await estimateSettings('replay', v.prices, v.estimate, io)
   if (settings === undefined) return EXIT.usage
   const estimate = estimatorOf(settings)
-  const width = io.stdout.isTTY === true && typeof io.stdout.columns === 'number' && io.stdout.columns > 0 ? io.stdout.columns : undefined
+  const width = outputWidth(io.stdout, io.env)
   const options: Options = {
     format,
     json: v.json ?? false,
@@ -146,23 +150,31 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
     priceData: priceDataOf(settings),
     ...(width !== undefined ? { width } : {}),
     skips: { named: 0, more: 0 },
+    tally: { runs: 0, printed: 0 },
     seenFiles: new Set<string>(),
   }
   let inputs = parsed.positionals.length > 0 ? parsed.positionals : ['-']
   if (inputs.includes('-') && (io.stdin.isTTY === true || io.stdinPiped === false) && parsed.positionals.length === 0) {
     // nothing piped in (a terminal, or /dev/null from cron or CI): the usual places, as stats reads them
-    const homes = (await findLogHomes(io.env)).filter((h) => h.folders.length > 0)
+    const all = await findLogHomes(io.env)
+    const homes = all.filter((h) => h.folders.length > 0)
+    const home = homeOf(io.env)
     if (homes.length === 0) {
-      io.stderr.write(`run-outcome replay: no input. Give a log file or directory, or pipe a log into standard input.\nTry 'run-outcome replay --help'.\n`)
+      // the same words as stats for the same case: which places were looked at, and what to give instead
+      io.stderr.write(
+        `run-outcome replay: no input given, and none of the usual places exists:\n${all.map((h) => `  ${forTerminal(tilde(h.path, home))}\n`).join('')}Give a log file or directory, or pipe a log into standard input (see 'run-outcome replay --help').\n`,
+      )
       return EXIT.usage
     }
     inputs = homes.flatMap((h) => h.folders)
-    const home = homeOf(io.env)
     io.stderr.write(`run-outcome replay: no input given; reading the usual places:\n${homes.map((h) => `  ${forTerminal(tilde(h.path, home))}\n`).join('')}`)
   }
   let code: number = EXIT.ok
   for (const input of inputs) code = worst(code, await replayInput(input, options, io))
   if (options.skips.more > 0) io.stderr.write(`run-outcome replay: … and ${options.skips.more} more skipped\n`)
+  // --only that matched nothing says so: an empty output alone reads like nothing was read
+  if (options.only.length > 0 && options.tally.runs > 0 && options.tally.printed === 0)
+    io.stderr.write(`run-outcome replay: none of the ${options.tally.runs} run(s) read ended ${options.only.join(' or ')} (--only)\n`)
   return code
 }
 
@@ -254,8 +266,10 @@ const replayOne = async (
   const held: Array<RunResult> = []
   const print = (r: RunResult): void => {
     count++
+    options.tally.runs++
     code = worst(code, isSuccess(r.ending, { accept: options.accept }) ? EXIT.ok : EXIT.notSuccess)
     if (options.only.length > 0 && !options.only.includes(r.ending.kind)) return
+    options.tally.printed++
     if (options.json)
       io.stdout.write(
         `${safeJson((r.cost.estimated === true && options.priceData !== null ? { ...r, cost: { ...r.cost, priceData: options.priceData } } : r) as unknown as Record<string, unknown>)}\n`,

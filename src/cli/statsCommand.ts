@@ -23,7 +23,7 @@ import { findLogHomes, homeOf, tilde, type LogHome } from '../node/homes.js'
 import { PRICE_DATA_VERSION, PRICE_PACKAGE, priceDataOf, type EstimateSettings } from '../prices/genaiPrices.js'
 import { estimateSettings, SKIPPED_NAMED } from './estimates.js'
 import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
-import { EXIT, type CliIO } from './io.js'
+import { EXIT, outputWidth, type CliIO } from './io.js'
 import { escapeC1, forTerminal } from './sanitize.js'
 import { GROUP_KEYS, NO_MODEL, NO_USAGE, StatsAggregate, type GroupBy, type GroupTotals, type ListingSkip, type RunRef } from './stats/aggregate.js'
 import { buildKeyIn, cacheDirOf, openStatsCache } from './stats/cache.js'
@@ -90,8 +90,8 @@ Options:
   --no-cache       read every file; neither use nor write the result cache (earlier
                    reports' results, used for files that have not changed since; a
                    changed file is always read again): ~/.cache/run-outcome, or
-                   $XDG_CACHE_HOME, or RUN_OUTCOME_CACHE_DIR (RUN_OUTCOME_CACHE=0: the
-                   same as --no-cache)
+                   $XDG_CACHE_HOME/run-outcome, or RUN_OUTCOME_CACHE_DIR
+                   (RUN_OUTCOME_CACHE=0: the same as --no-cache)
   --json           one JSON document (the same groups, exact figures, the price data)
   --color, --no-color  force colours on or off (default: on a terminal, unless NO_COLOR)
   -h, --help       show this help
@@ -114,13 +114,6 @@ type Order = (typeof ORDERS)[number]
 interface Input {
   readonly label: string
   readonly files: ReadonlyArray<UnitFile>
-}
-
-/** The width output must fit: the terminal's, else `COLUMNS`, else none. */
-const widthOf = (sink: CliIO['stdout'], env: CliIO['env']): number | undefined => {
-  if (sink.isTTY === true && typeof sink.columns === 'number' && sink.columns > 0) return sink.columns
-  const c = Number(env['COLUMNS'])
-  return Number.isInteger(c) && c > 0 ? c : undefined
 }
 
 /** Joins parts with `sep`, breaking the line between parts so none is wider than `width` (continuations indented). */
@@ -327,7 +320,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   if (parsed === undefined) return EXIT.usage
   const v = parsed.values
   if (v.help) {
-    io.stdout.write(fitHelp(statsHelp(), helpWidth(io.stdout)))
+    io.stdout.write(fitHelp(statsHelp(), helpWidth(io.stdout, io.env)))
     return EXIT.ok
   }
   const usage = (message: string): number => {
@@ -374,12 +367,9 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   if (estimate === undefined) return EXIT.usage
 
   const home = homeOf(io.env)
-  const errWidth = widthOf(io.stderr, io.env)
-  const pathNote = (prefix: string, p: string, suffix: string): string => {
-    const shown = forTerminal(tilde(p, home))
-    const room = errWidth === undefined ? undefined : errWidth - textWidth(prefix) - textWidth(suffix)
-    return `${prefix}${room !== undefined && room >= 12 ? cut(shown, room, 'middle') : shown}${suffix}\n`
-  }
+  const errWidth = outputWidth(io.stderr, io.env)
+  // a path the user has to act on is shown whole (the terminal wraps it): cut, two files could read the same
+  const pathNote = (prefix: string, p: string, suffix: string): string => `${prefix}${forTerminal(tilde(p, home))}${suffix}\n`
 
   // 1. The inputs: the named paths (all must exist: a typo is an error, not an empty table), or the usual places.
   const agg = new StatsAggregate({
@@ -568,7 +558,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     io.stdout.write(`${escapeC1(JSON.stringify({ ...agg.toJSON(order), order, priceData: priceDataOf(estimate) }))}\n`)
   } else {
     const style = makeStyle(colorEnabled(io.stdout, io.env))
-    const width = widthOf(io.stdout, io.env)
+    const width = outputWidth(io.stdout, io.env)
     io.stdout.write(headline(agg, estimate, style, width, timeZone))
     const rows: Array<Row> = []
     for (const [key, g] of agg.rows(order)) {
@@ -715,7 +705,7 @@ const headline = (agg: StatsAggregate, estimate: EstimateSettings, style: Style,
             ? `${num(n)} named no model`
             : `${num(n)} used ${forTerminal(m)}${estimate.enabled ? ' (no price)' : ''}`,
       )
-    if (byModel.length > 6) shown.push(`${byModel.length - 6} more models`)
+    if (byModel.length > 6) shown.push(byModel.length === 7 ? '1 more model' : `${byModel.length - 6} more models`)
     lines.push(style.dim(wrapParts([`unknown cost: ${shown[0] as string}`, ...shown.slice(1)], width, '  ')))
   }
   const o = agg.bounds

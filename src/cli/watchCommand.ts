@@ -62,6 +62,7 @@ Options:
                    cachedInput, cacheWrite per model) over the bundled prices of
                    ${PRICE_PACKAGE} (see stats --help)
   --no-estimate    no estimates, only the costs the logs report
+  --color, --no-color  force colours on or off (default: on a terminal, unless NO_COLOR)
   -h, --help       show this help
 
 Exit status: as replay (0 every run answered or accepted, 1 otherwise, 2 usage/input error,
@@ -70,7 +71,7 @@ Exit status: as replay (0 every run answered or accepted, 1 otherwise, 2 usage/i
 Examples:
   claude -p "fix the failing test" --output-format stream-json --verbose | run-outcome watch
   codex exec --json "summarise the repo" | run-outcome watch --json
-  run-outcome watch ~/.codex/sessions/2026/11/30/rollout-2026-11-30T09-00-00-….jsonl
+  run-outcome watch "$(ls -t ~/.codex/sessions/*/*/*/rollout-*.jsonl | head -1)"
 `
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
@@ -259,7 +260,7 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   if (parsed === undefined) return EXIT.usage
   const v = parsed.values
   if (v.help) {
-    io.stdout.write(fitHelp(watchHelp(), helpWidth(io.stdout)))
+    io.stdout.write(fitHelp(watchHelp(), helpWidth(io.stdout, io.env)))
     return EXIT.ok
   }
   if (parsed.positionals.length > 1) {
@@ -358,8 +359,10 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       const full = `${spin} run ${count + 1} · ${plural(snap.turns, 'turn')} · ${plural(snap.toolCalls, 'tool call')} · ${inTokens(u)} / ${num(u.outputTokens)} out tokens · ${cost} · ${elapsed}${activity}`
       // narrower terminals: the same figures shorter, then only what matters most (cost and time stay visible)
       const shortCost = snap.cost.totalUsd === null ? 'cost ?' : cost
-      const tokens = `${shortNumber(u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens)} in / ${shortNumber(u.outputTokens)} out`
-      const compact = `${spin} run ${count + 1} · ${num(snap.turns)}t ${num(snap.toolCalls)} tools · ${tokens} · ${shortCost} · ${elapsed}`
+      // "in" means what it means in the result (input not read from or written to the cache); cache tokens apart
+      const cached = u.cacheReadTokens + u.cacheWriteTokens
+      const tokens = `${shortNumber(u.inputTokens)} in${cached > 0 ? ` + ${shortNumber(cached)} cache` : ''} / ${shortNumber(u.outputTokens)} out`
+      const compact = `${spin} run ${count + 1} · ${num(snap.turns)}t ${snap.toolCalls === 1 ? '1 tool' : `${num(snap.toolCalls)} tools`} · ${tokens} · ${shortCost} · ${elapsed}`
       const width = (io.stderr.columns ?? 100) - 1
       text = [full, `${compact}${activity}`, compact, `${spin} run ${count + 1} · ${shortCost} · ${elapsed}`].find((t) => t.length <= width) ?? full
     }

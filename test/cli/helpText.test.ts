@@ -74,12 +74,25 @@ describe('help fitted to the width', () => {
     ])
   })
 
-  it('the width: 80 when stdout is not a terminal, else its columns held within 60 and 100', () => {
+  it('the width: the terminal’s, else COLUMNS, held within 40 and 100; else 80', () => {
     expect(helpWidth({})).toBe(80)
     expect(helpWidth({ isTTY: false, columns: 200 })).toBe(80)
-    expect(helpWidth({ isTTY: true, columns: 72 })).toBe(72)
-    expect(helpWidth({ isTTY: true, columns: 20 })).toBe(60)
+    expect(helpWidth({ isTTY: false }, { COLUMNS: '60' })).toBe(60)
+    expect(helpWidth({ isTTY: false }, { COLUMNS: 'wide' })).toBe(80)
+    expect(helpWidth({ isTTY: true, columns: 72 }, { COLUMNS: '60' })).toBe(72)
+    expect(helpWidth({ isTTY: true, columns: 20 })).toBe(40)
     expect(helpWidth({ isTTY: true, columns: 300 })).toBe(100)
+  })
+
+  it('a closing bracket stays with the word before it; a short quoted phrase is not broken', () => {
+    expect(fitHelp('Prints cost.priceData { source, version, file } per run.', 45).split('\n')).toStrictEqual([
+      'Prints cost.priceData { source, version,',
+      'file } per run.',
+    ])
+    expect(fitHelp("or follows a growing FILE like a real tool does, as in 'tail -F'; a pipe", 56).split('\n')).toStrictEqual([
+      'or follows a growing FILE like a real tool does, as in',
+      "'tail -F'; a pipe",
+    ])
   })
 
   it.each([undefined, 72])('stats --help through the CLI (terminal columns %s)', async (columns) => {

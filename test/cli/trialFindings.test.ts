@@ -1,0 +1,105 @@
+/**
+ * What a new user's trial on a clean clone found (2026-12-02), each held here:
+ * - `replay --brief` sized its lines by the terminal only, while `stats` also took `COLUMNS` (one rule now:
+ *   `outputWidth`, the terminal's width, else `COLUMNS`);
+ * - `stats` cut the paths of skipped files in the middle to fit the width, so two skipped files could read the
+ *   same and neither could be found;
+ * - `replay --only KIND` that matched no run printed nothing at all (exit 0), as if nothing had been read;
+ * - `replay` with nothing piped in and no usual place said only "no input", where `stats` lists the places tried;
+ * - `--help` ignored `COLUMNS` off a terminal.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { main } from '../../src/cli/main.js'
+
+interface Ran {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const cli = async (argv: ReadonlyArray<string>, env: Record<string, string>, stdinPiped?: boolean): Promise<Ran> => {
+  let stdout = ''
+  let stderr = ''
+  const code = await main(argv, {
+    stdin: (async function* () {})(),
+    stdout: {
+      write: (s: string) => {
+        stdout += s
+        return true
+      },
+    },
+    stderr: {
+      write: (s: string) => {
+        stderr += s
+        return true
+      },
+    },
+    env: { NO_COLOR: '1', RUN_OUTCOME_CACHE: '0', ...env },
+    ...(stdinPiped !== undefined ? { stdinPiped } : {}),
+  })
+  return { code, stdout, stderr }
+}
+
+const widest = (text: string): number => Math.max(0, ...text.split('\n').map((l) => l.length))
+
+describe('findings of the new-user trial', () => {
+  it('replay --brief fits COLUMNS when stdout is no terminal, as stats does', async () => {
+    const wide = await cli(['replay', '--brief', 'test/fixtures/claude-code-transcript'], {})
+    expect(widest(wide.stdout)).toBeGreaterThan(100)
+    const narrow = await cli(['replay', '--brief', 'test/fixtures/claude-code-transcript'], { COLUMNS: '80' })
+    expect(narrow.stdout.split('\n').filter(Boolean)).toHaveLength(wide.stdout.split('\n').filter(Boolean).length)
+    expect(widest(narrow.stdout)).toBeLessThanOrEqual(80)
+  })
+
+  it('stats names a skipped file by its whole path, whatever the width', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'run-outcome-trial-'))
+    const deep = join(dir, 'a-folder-with-a-rather-long-name', 'and-another-one-below-it')
+    mkdirSync(deep, { recursive: true })
+    writeFileSync(join(deep, 'expected.json'), '{"not": "a log"}\n')
+    writeFileSync(join(dir, 'expected.json'), '{"not": "a log either"}\n')
+    writeFileSync(join(dir, 'run.jsonl'), `${JSON.stringify({ type: 'turn/end', sessionId: 's', data: { reason: { kind: 'completed' } } })}\n`)
+    const r = await cli(['stats', dir], { COLUMNS: '40' })
+    expect(r.stderr).toContain(`run-outcome stats: skipped ${join(deep, 'expected.json')}: format not recognised\n`)
+    expect(r.stderr).toContain(`run-outcome stats: skipped ${join(dir, 'expected.json')}: format not recognised\n`)
+  })
+
+  it('replay --only that matches no run says so on stderr (the exit status still counts every run)', async () => {
+    const r = await cli(['replay', '--only', 'cut_off', '--only', 'failed', 'examples/claude-code/claude.jsonl'], {})
+    expect([r.code, r.stdout]).toStrictEqual([0, ''])
+    expect(r.stderr).toBe('run-outcome replay: none of the 1 run(s) read ended cut_off or failed (--only)\n')
+    const some = await cli(['replay', '--only', 'cut_off', 'examples/native/session.jsonl'], {})
+    expect(some.code).toBe(1)
+    expect(some.stdout).toContain('cut off: max_tokens')
+    expect(some.stderr).toBe('')
+  })
+
+  it('replay with nothing piped in and no usual place lists the places it looked at, as stats does', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'run-outcome-trial-home-'))
+    const r = await cli(['replay'], { HOME: home }, false)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe(
+      [
+        'run-outcome replay: no input given, and none of the usual places exists:',
+        '  ~/.claude/projects',
+        '  ~/.config/claude/projects',
+        '  ~/.codex/sessions',
+        '  ~/.codex/archived_sessions',
+        '  ~/.gemini/tmp',
+        "Give a log file or directory, or pipe a log into standard input (see 'run-outcome replay --help').",
+        '',
+      ].join('\n'),
+    )
+  })
+
+  it('--help fits COLUMNS off a terminal', async () => {
+    for (const command of ['replay', 'stats', 'watch', 'events']) {
+      const r = await cli([command, '--help'], { COLUMNS: '60' })
+      expect(r.code).toBe(0)
+      // one line may hold a single word longer than the width (a path in an example)
+      expect(r.stdout.split('\n').filter((l) => l.length > 60 && /\S\s+\S/.test(l.trim().replace(/ \\$/, '')))).toStrictEqual([])
+    }
+  })
+})
