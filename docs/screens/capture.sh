@@ -6,7 +6,7 @@
 #   --breakdown`), replay-brief-80.txt/.ansi (`replay --brief` with no input)
 #
 # Needs: tmux (3.0 or later), bash, node and npm (npx), and a built CLI: run `npm run build` first so that
-# dist/cli/bin.js exists (the screens run it as `npx run-outcome`, which is this repository's own bin).
+# dist/cli/run-outcome.js exists (the screens run it as `npx run-outcome`, which is this repository's own bin).
 # Run it from the repository root (it changes there itself, so any directory works):
 #   bash docs/screens/capture.sh
 #
@@ -181,7 +181,8 @@ snap stats stats
 expect stats "\$ $stats_cmd" 'cache write' 'most expensive runs'
 
 # at 80 columns over the fixture home: no line may wrap (the capture without -J must equal the one with it)
-home_env=("HOME=$root/test/fixtures/homes/basic" TZ=UTC "NPM_CONFIG_CACHE=$work/npm-cache")
+# npm's cache and the stats result cache go to the temporary directory, never into the fixture home
+home_env=("HOME=$root/test/fixtures/homes/basic" TZ=UTC "NPM_CONFIG_CACHE=$work/npm-cache" "XDG_CACHE_HOME=$work/cache")
 no_wrap() {
   local name=$1
   cmp -s <(tm capture-pane -p -t "$name" | trim) <(tm capture-pane -p -J -t "$name" | trim) || die "$name: a line wrapped at 80 columns"

@@ -77,7 +77,7 @@ interface Options {
   readonly messageId?: string
   readonly estimate?: CostEstimator
   readonly priceData: ReturnType<typeof priceDataOf>
-  /** Terminal width for `--brief` lines, when known. */
+  /** The output's width (`outputWidth`) for `--brief` lines and run summaries, when known. */
   readonly width?: number
   /** Skipped files named so far in this invocation (the rest are counted). */
   readonly skips: { named: number; more: number }
@@ -275,7 +275,7 @@ const replayOne = async (
         `${safeJson((r.cost.estimated === true && options.priceData !== null ? { ...r, cost: { ...r.cost, priceData: options.priceData } } : r) as unknown as Record<string, unknown>)}\n`,
       )
     else if (options.brief) io.stdout.write(briefLine(r, `${label} #${count}`, style, options.width))
-    else io.stdout.write(formatRun(r, `${label} #${count}`, style))
+    else io.stdout.write(formatRun(r, `${label} #${count}`, style, options.width))
   }
   const onRun = (r: RunResult): void => {
     if (hasSubagents && r.format === 'claude-code') held.push(r)

@@ -134,36 +134,91 @@ export const figures = (r: RunResult): string =>
     r.cost.totalUsd === null ? 'cost unknown' : `${r.cost.estimated ? '~' : ''}$${r.cost.totalUsd.toFixed(4)}`,
   ].join(' · ')
 
+/** `parts` joined by ` · `, breaking the line (`\n`) between parts where the next would pass `room` columns. */
+const joinWithin = (parts: ReadonlyArray<string>, room: number): string => {
+  let out = ''
+  let line = 0
+  for (const p of parts) {
+    const w = textWidth(p)
+    if (line === 0) {
+      out += p
+      line = w
+    } else if (line + 3 + w > room) {
+      out += `\n${p}`
+      line = w
+    } else {
+      out += ` · ${p}`
+      line += 3 + w
+    }
+  }
+  return out
+}
+
 /**
- * The multi-line, aligned summary of one run; coloured when `style` is enabled.
+ * The multi-line, aligned summary of one run; coloured when `style` is enabled. With `width` (the output's
+ * columns, see `outputWidth`) every line fits it: the label moves below a header that would not fit, and the
+ * ending's words, the response excerpt and the first diagnostic are cut with `…` (the response at 120 columns
+ * at most, whatever the width). The label (a path the user may need) is never cut; a terminal wraps it.
  * @since 0.1.0
  */
-export const formatRun = (r: RunResult, label: string, style: Style = makeStyle(false)): string => {
+export const formatRun = (r: RunResult, label: string, style: Style = makeStyle(false), width?: number): string => {
   const k = r.ending.kind
-  const header = `${style.mark(k)} ${style.ending(k, style.bold(describeEnding(r.ending)))}${r.inferred ? style.dim(' (inferred)') : ''}  ${style.dim(`${forTerminal(label)} · ${forTerminal(r.format)}`)}`
-  const rows: Array<[string, string]> = []
+  // the mark is one column wide except ⛔ (blocked), which a terminal draws in two
+  const markWidth = k === 'blocked' ? 2 : 1
+  const inferred = r.inferred ? ' (inferred)' : ''
+  const where = `${forTerminal(label)} · ${forTerminal(r.format)}`
+  let ending = describeEnding(r.ending)
+  let header = `${style.mark(k)} ${style.ending(k, style.bold(ending))}${r.inferred ? style.dim(inferred) : ''}  ${style.dim(where)}`
+  if (width !== undefined && markWidth + 1 + textWidth(ending) + inferred.length + 2 + textWidth(where) > width) {
+    // the ending on its own line (cut to fit), the label below it
+    ending = cut(ending, Math.max(10, width - markWidth - 1 - inferred.length), 'end')
+    header = `${style.mark(k)} ${style.ending(k, style.bold(ending))}${r.inferred ? style.dim(inferred) : ''}\n  ${style.dim(where)}`
+  }
+  const rows: Array<readonly [string, (room: number) => string]> = []
   // the source's own terminal word, as written (it can say "success" next to an error flag: SPEC §2 rule 4)
-  if (r.finishReason !== null) rows.push(['recorded as', style.dim(recordedAs(r.ending, r.finishReason))])
-  if (r.response !== null && r.response !== '') rows.push(['response', `“${oneLine(r.response, 120)}”`])
+  if (r.finishReason !== null) {
+    const said = recordedAs(r.ending, r.finishReason)
+    rows.push(['recorded as', (room) => style.dim(cut(said, room, 'end'))])
+  }
+  if (r.response !== null && r.response !== '') {
+    const response = r.response
+    rows.push(['response', (room) => `“${cut(oneLine(response, 120), Math.min(120, room - 2), 'end')}”`])
+  }
   if (r.ending.kind === 'suspended') {
-    for (const p of r.ending.pending.slice(0, 3))
-      rows.push(['pending', `${oneLine(p.kind, 20)} ${p.toolName !== undefined ? oneLine(p.toolName, 40) : ''} ${style.dim(oneLine(p.id, 40))}`.trim()])
+    for (const p of r.ending.pending.slice(0, 3)) {
+      const text = `${oneLine(p.kind, 20)} ${p.toolName !== undefined ? oneLine(p.toolName, 40) : ''}`
+      rows.push(['pending', (room) => `${text} ${style.dim(cut(oneLine(p.id, 40), Math.max(8, room - textWidth(text) - 1), 'end'))}`.trim()])
+    }
   }
   const activity = [`${num(r.turns)} turn${r.turns === 1 ? '' : 's'}`, `${num(r.toolCalls)} tool call${r.toolCalls === 1 ? '' : 's'}`]
   if (r.children.length > 0) activity.push(`${r.children.length} subagent${r.children.length === 1 ? '' : 's'}`)
   if (r.permissionDenials.length > 0) activity.push(`${r.permissionDenials.length} permission denial${r.permissionDenials.length === 1 ? '' : 's'}`)
-  rows.push(['activity', activity.join(' · ')])
-  rows.push(['tokens', tokensText(r)])
-  rows.push(['cost', costText(r)])
-  rows.push(['duration', durationText(r.durationMs)])
+  rows.push(['activity', (room) => joinWithin(activity, room)])
+  const tokens = tokensText(r)
+  rows.push(['tokens', (room) => joinWithin(tokens.split(' · '), room)])
+  const cost = costText(r)
+  rows.push(['cost', () => cost])
+  const duration = durationText(r.durationMs)
+  rows.push(['duration', () => duration])
   const diag = r.diagnostics.length + r.diagnosticsDropped
+  const first = r.diagnostics[0]
   if (diag > 0)
     rows.push([
       'diagnostics',
-      `${diag}${r.diagnostics[0] !== undefined ? style.dim(` (first: ${r.diagnostics[0].line !== undefined ? `line ${r.diagnostics[0].line}: ` : ''}${oneLine(r.diagnostics[0].message, 80)})`) : ''}`,
+      (room) => {
+        if (first === undefined) return `${diag}`
+        const head = `${diag} (first: ${first.line !== undefined ? `line ${first.line}: ` : ''}`
+        const message = oneLine(first.message, 80)
+        // the message cut so that the line, closing parenthesis included, fits
+        return `${diag}${style.dim(` ${head.slice(`${diag} `.length)}${cut(message, Math.max(10, room - textWidth(head) - 1), 'end')})`)}`
+      },
     ])
-  const width = Math.max(...rows.map(([key]) => key.length))
-  return `${header}\n${rows.map(([key, v]) => `  ${style.dim(key.padEnd(width))}  ${v}`).join('\n')}\n`
+  const keyWidth = Math.max(...rows.map(([key]) => key.length))
+  // room for a value: the width less the indent, the key column and the gap (unbounded without a width)
+  const room = width === undefined ? Number.POSITIVE_INFINITY : Math.max(20, width - 2 - keyWidth - 2)
+  // a value that breaks (parts joined by ` · `) continues under itself
+  const below = `\n${' '.repeat(2 + keyWidth + 2)}`
+  return `${header}\n${rows.map(([key, value]) => `  ${style.dim(key.padEnd(keyWidth))}  ${value(room).split('\n').join(below)}`).join('\n')}\n`
 }
 
 /** The uncoloured summary (kept for callers that want plain text). @since 0.1.0 */

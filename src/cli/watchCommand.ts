@@ -15,7 +15,7 @@ import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js
 import { LINE_CAP_TEXT } from '../io/lines.js'
 import { estimatorOf, PRICE_PACKAGE, priceDataOf } from '../prices/genaiPrices.js'
 import { estimateSettings } from './estimates.js'
-import { EXIT, safeJson, worst, type CliIO } from './io.js'
+import { EXIT, outputWidth, safeJson, worst, type CliIO } from './io.js'
 import { forTerminal } from './sanitize.js'
 import { colorEnabled, makeStyle } from './style.js'
 import { durationText, formatRun, num, oneLine, shortNumber } from './summary.js'
@@ -331,7 +331,7 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     clearStatus()
     // an estimated cost says what it was estimated with, as replay --json does
     const shown = r.cost.estimated === true && priceData !== null ? { ...r, cost: { ...r.cost, priceData } } : r
-    io.stdout.write(v.json ? `${safeJson(shown as unknown as Record<string, unknown>)}\n` : formatRun(r, `run ${count}`, style))
+    io.stdout.write(v.json ? `${safeJson(shown as unknown as Record<string, unknown>)}\n` : formatRun(r, `run ${count}`, style, outputWidth(io.stdout, io.env)))
     if (outputGone()) onStop()
   }
   let frame = 0

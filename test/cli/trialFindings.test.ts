@@ -6,7 +6,9 @@
  *   same and neither could be found;
  * - `replay --only KIND` that matched no run printed nothing at all (exit 0), as if nothing had been read;
  * - `replay` with nothing piped in and no usual place said only "no input", where `stats` lists the places tried;
- * - `--help` ignored `COLUMNS` off a terminal.
+ * - `--help` ignored `COLUMNS` off a terminal;
+ * - the summaries of `replay` and `watch` were never fitted: headers of 84–117 columns, the first diagnostic up to
+ *   114, on an 80-column terminal.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -101,5 +103,19 @@ describe('findings of the new-user trial', () => {
       // one line may hold a single word longer than the width (a path in an example)
       expect(r.stdout.split('\n').filter((l) => l.length > 60 && /\S\s+\S/.test(l.trim().replace(/ \\$/, '')))).toStrictEqual([])
     }
+  })
+
+  it('replay summaries fit the width: the label below a long header, whole; long figures break between parts', async () => {
+    for (const width of [60, 80]) {
+      const r = await cli(['replay', 'examples', 'test/fixtures/claude-code-transcript', 'test/fixtures/codex-rollout'], { COLUMNS: String(width) })
+      const lines = r.stdout.split('\n')
+      // a label line (a path, never cut) may be wider; every other line fits
+      const labels = lines.filter((l) => /^ {2}(examples|test)\/.* #\d+ · [a-z-]+$/.test(l))
+      expect(labels.length).toBeGreaterThan(0)
+      expect(lines.filter((l) => !labels.includes(l) && [...l].length > width)).toStrictEqual([])
+      expect(r.stdout).toContain('\n  examples/claude-code/claude-error.jsonl #1 · claude-code\n')
+    }
+    const narrow = await cli(['replay', 'test/fixtures/claude-code-stream-json/result-usage-without-model-usage.jsonl'], { COLUMNS: '60' })
+    expect(narrow.stdout).toContain('  tokens       14 in · 31,000 cache read · 4,300 cache write\n               520 out\n')
   })
 })
