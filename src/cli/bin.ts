@@ -8,8 +8,10 @@
  *   (`2>&1 | head -1`) drops messages; neither is an unhandled `EPIPE`. Any other stdout write error (a full disk)
  *   is reported on stderr and exits 2 — output is never lost silently.
  * - **Signals.** SIGINT, SIGTERM and SIGHUP go to the command that asked for them (`watch` prints the open run);
- *   otherwise no new output starts, what is already being written is finished (a `--json` line is never cut),
- *   and the process then ends by that signal, as an interrupted command does. A second signal while a command is
+ *   otherwise no new output starts, what is already being written is finished (for up to 5 s), and the process
+ *   then ends by that signal, as an interrupted command does. Into a pipe whose reader has stalled, output goes in
+ *   pieces the kernel writes whole (gatheredOutput.ts), so the reader is left whole lines (a line over 4 KiB
+ *   alone can be cut). A second signal while a command is
  *   stopping does the same at once.
  * - **Standard input that is a directory** (`replay - < /`) is a read error (`EISDIR`, exit 2), not empty input.
  * - **Anything unexpected** (an exception no command caught) is one line on stderr and exit 2, never a stack trace.
@@ -18,6 +20,7 @@
  */
 import { fstatSync } from 'node:fs'
 import type { CliIO, Signal } from './io.js'
+import { FILE_PIECE_BYTES, GatheredOutput, PIPE_PIECE_BYTES } from './gatheredOutput.js'
 import { main } from './main.js'
 import { forTerminal } from './sanitize.js'
 
@@ -29,41 +32,45 @@ let stopping = false
 
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   stdoutClosed = true
+  gathered?.stop()
   if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED' && stdoutFailure === undefined) stdoutFailure = e.code ?? 'write error'
 })
 process.stderr.on('error', () => {
   stderrClosed = true
 })
 
-/**
- * Output to a file or pipe is gathered and written once per turn of the event loop (or per 64 KiB): a write to
- * fd 1 is a system call, and `replay --json` of a log of 9,000 runs spent ~80 ms making one per run. Commands
- * write whole lines, so what is gathered is whole lines; a terminal gets each write at once (its lines
- * interleave with stderr's as they were written).
- */
-let gathered = ''
-let flushQueued = false
-const GATHER_BYTES = 64 * 1024
-const writeGathered = (): void => {
-  flushQueued = false
-  if (gathered === '') return
-  const s = gathered
-  gathered = ''
-  if (!stdoutClosed) process.stdout.write(s)
-}
-const gather = (s: string): boolean => {
-  if (process.stdout.isTTY === true) return process.stdout.write(s)
-  gathered += s
-  if (gathered.length >= GATHER_BYTES) writeGathered()
-  else if (!flushQueued) {
-    flushQueued = true
-    setImmediate(writeGathered)
+// output to a file or pipe is gathered into fewer writes (gatheredOutput.ts), except for the live commands, whose
+// reader leaving (`| head`) shows only when a write of theirs fails
+const LIVE_COMMANDS = new Set(['watch', 'consume'])
+const gathered: GatheredOutput | undefined = (() => {
+  if (process.stdout.isTTY === true || LIVE_COMMANDS.has(process.argv[2] ?? '')) return undefined
+  let pipe = false
+  try {
+    pipe = fstatSync(1).isFIFO() || fstatSync(1).isSocket()
+  } catch {
+    return undefined
   }
-  return true
-}
+  const target = {
+    write: (piece: string, done: () => void): void => {
+      if (stdoutClosed) done()
+      else process.stdout.write(piece, () => done())
+    },
+    get backlog(): number {
+      return process.stdout.writableLength
+    },
+  }
+  return new GatheredOutput(target, pipe ? PIPE_PIECE_BYTES : FILE_PIECE_BYTES)
+})()
+/** Hands on what stdout has gathered: before anything goes to stderr (the two keep their order), and at the end. */
+const writeGathered = (): void => gathered?.flush()
 
 const stdout = {
-  write: (s: string): boolean => (stdoutClosed || stopping ? true : gather(s)),
+  write: (s: string): boolean => {
+    if (stdoutClosed || stopping) return true
+    if (gathered === undefined) return process.stdout.write(s)
+    gathered.write(s)
+    return true
+  },
   get isTTY(): boolean {
     return process.stdout.isTTY === true
   },
@@ -76,7 +83,10 @@ const stdout = {
 }
 
 const stderr = {
-  write: (s: string): boolean => (stderrClosed ? true : process.stderr.write(s)),
+  write: (s: string): boolean => {
+    writeGathered()
+    return stderrClosed ? true : process.stderr.write(s)
+  },
   get isTTY(): boolean {
     return process.stderr.isTTY === true
   },
@@ -111,22 +121,19 @@ const stdinIsDirectory = (() => {
   }
 })()
 
-/** Waits (at most `ms`) until what was written to stdout has gone out. */
-const flushed = (ms: number): Promise<void> =>
+/**
+ * Resolves once what the command wrote to stdout has left the process (gathered pieces and Node's queue), the
+ * reader has gone, or `ms` milliseconds have passed (never, without `ms`).
+ */
+const flushed = (ms?: number): Promise<void> =>
   new Promise((resolve) => {
     writeGathered()
-    if (stdoutClosed || process.stdout.writableLength === 0) {
-      resolve()
-      return
+    const deadline = ms === undefined ? Number.POSITIVE_INFINITY : Date.now() + ms
+    const check = (): void => {
+      if (stdoutClosed || ((gathered?.idle ?? true) && process.stdout.writableLength === 0) || Date.now() >= deadline) resolve()
+      else setTimeout(check, 10)
     }
-    const done = (): void => {
-      clearTimeout(timer)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    process.stdout.once('drain', done)
-    process.stdout.once('error', done)
-    process.stdout.once('close', done)
+    check()
   })
 
 const SIGNALS: ReadonlyArray<Signal> = ['SIGINT', 'SIGTERM', 'SIGHUP']
@@ -192,10 +199,8 @@ const finish = (code: number): void => {
 }
 
 main(process.argv.slice(2), io).then(
-  (code) => {
-    writeGathered()
-    setImmediate(() => finish(code))
-  },
+  // the status once the output has left (a write error may arrive a turn or a drain later)
+  (code) => void flushed().then(() => setImmediate(() => finish(code))),
   () => {
     process.exitCode = 2
   },
