@@ -12,7 +12,8 @@
  * - an indented line under an `Examples:` heading is a shell command, maybe with a `# comment` after it: one too
  *   long loses the comment's alignment, then has the comment put on the line above it, and then wraps with ` \`
  *   continuations indented four further, so it can still be pasted;
- * - any other indented line (a JSON sample) stands alone, and wraps to its own indentation;
+ * - an indented line of a JSON sample (its first character `{`, `}`, `[`, `]` or `"`) is kept as written;
+ * - any other indented line stands alone, and wraps to its own indentation;
  * - blank lines are kept.
  *
  * A block whose lines all fit is kept exactly as written; only a block with a line over the width is re-filled.
@@ -123,6 +124,11 @@ export const fitHelp = (text: string, width: number): string => {
     if (indent === 0 && line.trim() !== '') examples = /Examples:$/.test(line.trim())
     if (examples && indent > 0) {
       out.push(...(line.length <= width ? [line] : fitExample(line, width)))
+      i++
+      continue
+    }
+    if (indent > 0 && /^[{}[\]"]/.test(line.trimStart())) {
+      out.push(line)
       i++
       continue
     }

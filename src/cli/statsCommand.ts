@@ -79,10 +79,10 @@ Options:
                    input), output (output, reasoning included), cachedInput (cache
                    reads; default input), cacheWrite (cache writes; default input); a
                    name ending in * is a prefix:
-                     { "gpt-5-codex": { "input": 1.25, "cachedInput": 0.125,
-                                        "output": 10 },
-                       "my-model-*": { "input": 3, "cacheWrite": 3.75,
-                                       "output": 15 } }
+    { "gpt-5-codex": { "input": 1.25, "cachedInput": 0.125,
+                       "output": 10 },
+      "my-model-*": { "input": 3, "cacheWrite": 3.75,
+                      "output": 15 } }
   --no-estimate    no estimates: only the costs the logs report
   --format F       auto (default) or one of: ${FORMAT_NAMES.join(', ')}
   --accept KIND    also count this ending kind as success (repeatable)
