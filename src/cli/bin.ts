@@ -140,21 +140,35 @@ const SIGNALS: ReadonlyArray<Signal> = ['SIGINT', 'SIGTERM', 'SIGHUP']
 const handlers = new Map<Signal, Array<() => void>>(SIGNALS.map((s) => [s, []]))
 let handled = false
 
-/** The default for a signal no command takes: finish the output in flight, then end by the signal. */
+/** Ends the process by `signal` now, as the signal itself would. */
+const endBy = (signal: Signal): void => {
+  for (const s of SIGNALS) process.removeAllListeners(s)
+  process.kill(process.pid, signal)
+}
+
+/**
+ * The default for a signal no command takes: finish the output in flight, then end by the signal. A second
+ * signal while stopping ends the process at once (it used to wait out the first one's 5 s like the first).
+ */
 const dieBy = (signal: Signal): void => {
-  if (stopping) return
+  if (stopping) {
+    endBy(signal)
+    return
+  }
   stopping = true
-  void flushed(5000).then(() => {
-    for (const s of SIGNALS) process.removeAllListeners(s)
-    process.kill(process.pid, signal)
-  })
+  void flushed(5000).then(() => endBy(signal))
 }
 
 for (const signal of SIGNALS) {
   process.on(signal, () => {
     const list = handlers.get(signal) ?? []
     const top = list[list.length - 1]
-    if (top === undefined || handled) {
+    // a second signal after a command took the first (watch printing its open run): at once, as documented
+    if (handled) {
+      endBy(signal)
+      return
+    }
+    if (top === undefined) {
       dieBy(signal)
       return
     }
