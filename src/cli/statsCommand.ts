@@ -170,14 +170,15 @@ interface Row {
 /**
  * The group table, in the first layout that fits the width while its key column keeps up to 28 columns (else
  * the one that leaves the key the most room): wide (every bucket apart), narrow (cache read + write in one
- * column, success as a whole percentage), short (numbers as 18.5M), minimal (no success column). Without a width
- * the wide one (`--compact`: from the narrow one on).
+ * column, success as a whole percentage), short (numbers as 18.5M), minimal (no success column); when none fits,
+ * for `--by session` bare (no last-activity column either). Without a width the wide one (`--compact`: from the
+ * narrow one on).
  */
 const groupTable = (by: GroupBy, rows: ReadonlyArray<Row>, total: GroupTotals, style: Style, width: number | undefined, compact: boolean): string => {
   const totalRow: Row = { key: { text: 'total', paint: style.bold }, keyShort: { text: 'total', paint: style.bold }, lastActivity: '', g: total, model: false }
   const all = [...rows, totalRow]
   const text = (c: Cell): string => (typeof c === 'string' ? c : c.text)
-  type Layout = 'wide' | 'narrow' | 'short' | 'minimal'
+  type Layout = 'wide' | 'narrow' | 'short' | 'minimal' | 'bare'
   const table = (layout: Layout): { cols: Array<Column>; cells: Array<Array<Cell>> } => {
     const key: Column = { head: by, align: 'left', shrink: 'middle', min: 10 }
     if (layout === 'wide') {
@@ -211,17 +212,19 @@ const groupTable = (by: GroupBy, rows: ReadonlyArray<Row>, total: GroupTotals, s
       return { cols, cells }
     }
     const n = layout === 'narrow' ? num : shortNumber
-    const ok = layout !== 'minimal'
+    const ok = layout !== 'minimal' && layout !== 'bare'
     const cols: Array<Column> = [key]
-    // the session view keeps its last-activity date at any width (what `--order` sorts on; ccusage shows it too)
-    if (by === 'session') cols.push({ head: 'last', align: 'left' })
+    // the session view keeps its last-activity date (what `--order` sorts on; ccusage shows it too) until only
+    // dropping it lets the table fit (`bare`)
+    const last = by === 'session' && layout !== 'bare'
+    if (last) cols.push({ head: 'last', align: 'left' })
     cols.push({ head: 'runs', align: 'right' })
     if (ok) cols.push({ head: 'ok', align: 'right' })
     cols.push({ head: 'input', align: 'right' }, { head: 'cache', align: 'right' }, { head: 'output', align: 'right' }, { head: 'cost', align: 'right' })
     const cells = all.map(
       (r): Array<Cell> => [
         r.keyShort,
-        ...(by === 'session' ? [r.lastActivity.slice(0, 10)] : []),
+        ...(last ? [r.lastActivity.slice(0, 10)] : []),
         num(r.g.runs),
         ...(ok ? [r.model || r.g.runs === 0 ? '' : `${Math.round((r.g.successes / r.g.runs) * 100)}%`] : []),
         n(r.g.inputTokens),
@@ -244,8 +247,10 @@ const groupTable = (by: GroupBy, rows: ReadonlyArray<Row>, total: GroupTotals, s
     if (best === undefined || (w[0] as number) > best.key) best = { t, key: w[0] as number }
   }
   if (best !== undefined) return renderTable(best.t.cols, best.t.cells, opts) as string
-  const last = table('minimal')
-  return renderTable(last.cols, last.cells, { style }) as string
+  // nothing fits: the session view without its last-activity column, else the narrowest layout at its own width
+  // (the terminal wraps it)
+  const narrowest = table(by === 'session' ? 'bare' : 'minimal')
+  return (renderTable(narrowest.cols, narrowest.cells, opts) ?? renderTable(narrowest.cols, narrowest.cells, { style })) as string
 }
 
 const topTable = (title: string, refs: ReadonlyArray<RunRef>, style: Style, home: string, width: number | undefined): string => {

@@ -8,7 +8,8 @@
  * - `replay` with nothing piped in and no usual place said only "no input", where `stats` lists the places tried;
  * - `--help` ignored `COLUMNS` off a terminal;
  * - the summaries of `replay` and `watch` were never fitted: headers of 84–117 columns, the first diagnostic up to
- *   114, on an 80-column terminal.
+ *   114, on an 80-column terminal;
+ * - `stats --by session` at 60–69 columns printed its 116-column table (no layout kept the last-activity column).
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -117,5 +118,15 @@ describe('findings of the new-user trial', () => {
     }
     const narrow = await cli(['replay', 'test/fixtures/claude-code-stream-json/result-usage-without-model-usage.jsonl'], { COLUMNS: '60' })
     expect(narrow.stdout).toContain('  tokens       14 in · 31,000 cache read · 4,300 cache write\n               520 out\n')
+  })
+
+  it('stats --by session fits 60 to 69 columns (dropping the last-activity column only when nothing else fits)', async () => {
+    for (const width of [60, 64, 68, 69]) {
+      const r = await cli(['stats', '--by', 'session', 'test/fixtures/claude-code-transcript', 'test/fixtures/codex-rollout'], { COLUMNS: String(width) })
+      expect(r.code).toBe(0)
+      expect(widest(r.stdout), `${width} columns`).toBeLessThanOrEqual(width)
+    }
+    const wide = await cli(['stats', '--by', 'session', 'test/fixtures/claude-code-transcript'], { COLUMNS: '80' })
+    expect(wide.stdout).toMatch(/│ last {7}│/)
   })
 })
