@@ -6,13 +6,15 @@
  * pieces of whole writes (commands write whole lines, or whole blocks of lines) up to `pieceBytes`:
  *
  * - **Pipes: 4,096 bytes (PIPE_BUF).** The kernel writes a piece that size to a pipe whole or not at all, so when
- *   the reader stalls and the process is then ended by a signal, the reader has whole lines only (a line longer
- *   than a piece is written alone, and only it can be cut). The next piece is handed on only once the previous
- *   one has left the process.
+ *   the reader stalls and the process is then ended by a signal, the reader has whole lines only: a write longer
+ *   than a piece is split between its lines, and only a single line longer than a piece (written alone) can be
+ *   cut. The next piece is handed on only once the previous one has left the process, so no more than one piece
+ *   is ever queued in it (Node would join queued pieces into one larger write).
  * - **Files: 64 KiB**, any number in a row.
  *
  * {@link GatheredOutput.flush} hands on what was gathered at once: the executable calls it before anything goes
- * to stderr, so the two streams keep the order they were written in (`2>&1`). Live commands (`watch`) are not
+ * to stderr, so the two streams keep the order they were written in (`2>&1`) — unless the reader of stdout is
+ * behind, when stderr, written at once, can come first (as without gathering). Live commands (`watch`) are not
  * gathered at all: their reader leaving (`| head`) is only seen when a write fails, which needs a write per run.
  *
  * @module
@@ -33,7 +35,9 @@ export const FILE_PIECE_BYTES = 64 * 1024
 
 /** Output gathered and handed on in pieces (see the module doc). */
 export class GatheredOutput {
+  /** The writes not handed on yet, from `head` on (a read index: taking a piece does not shift the array). */
   private pending: Array<string> = []
+  private head = 0
   private waiting = false
   private queued = false
   private stopped = false
@@ -59,15 +63,30 @@ export class GatheredOutput {
 
   /** Hands on what was gathered now (as much as the target takes without queueing). */
   flush(): void {
-    while (!this.waiting && this.pending.length > 0) {
+    while (!this.waiting && this.head < this.pending.length) {
       const piece = this.take()
+      // Node calls `done` a tick later even for a write that went out at once: only the callback of the piece that
+      // is waited on may hand on the next, or the late callbacks of earlier pieces would queue several at once
+      let left = false
+      let waitedOn = false
       this.target.write(piece, () => {
-        if (!this.waiting) return
+        left = true
+        if (!waitedOn) return
         this.waiting = false
         this.flush()
       })
-      // a piece still queued in the process: the next waits until it has left
-      if (this.target.backlog > 0) this.waiting = true
+      if (!left && this.target.backlog > 0) {
+        this.waiting = true
+        waitedOn = true
+      }
+    }
+    // the writes handed on are let go: at once when all were, else once they are most of the array
+    if (this.head === this.pending.length) {
+      this.pending = []
+      this.head = 0
+    } else if (this.head > 1024 && this.head * 2 > this.pending.length) {
+      this.pending = this.pending.slice(this.head)
+      this.head = 0
     }
   }
 
@@ -75,26 +94,55 @@ export class GatheredOutput {
   stop(): void {
     this.stopped = true
     this.pending = []
+    this.head = 0
   }
 
   /** Nothing gathered and nothing queued. */
   get idle(): boolean {
-    return this.pending.length === 0 && !this.waiting
+    return this.head === this.pending.length && !this.waiting
   }
 
-  /** The next piece: whole writes while they fit `pieceBytes` (a longer one alone). */
+  /** The next piece: whole writes while they fit `pieceBytes`; a longer write is split between its lines. */
   private take(): string {
-    const first = this.pending[0] as string
-    let bytes = Buffer.byteLength(first)
-    let n = 1
-    while (n < this.pending.length) {
-      const b = Buffer.byteLength(this.pending[n] as string)
+    const first = this.pending[this.head] as string
+    const firstBytes = Buffer.byteLength(first)
+    if (firstBytes > this.pieceBytes) {
+      const cut = lineCut(first, this.pieceBytes)
+      if (cut < first.length) {
+        this.pending[this.head] = first.slice(cut)
+        return first.slice(0, cut)
+      }
+      this.head++
+      return first
+    }
+    let bytes = firstBytes
+    let end = this.head + 1
+    while (end < this.pending.length) {
+      const b = Buffer.byteLength(this.pending[end] as string)
       if (bytes + b > this.pieceBytes) break
       bytes += b
-      n++
+      end++
     }
-    const piece = n === 1 ? first : this.pending.slice(0, n).join('')
-    this.pending.splice(0, n)
+    const piece = end === this.head + 1 ? first : this.pending.slice(this.head, end).join('')
+    this.head = end
     return piece
+  }
+}
+
+/**
+ * Where to cut `s` so that its first part is whole lines of at most `bytes` bytes: just after the last newline
+ * that fits, or after its first line when that one alone is longer (then it goes alone), or its length.
+ */
+const lineCut = (s: string, bytes: number): number => {
+  let cut = 0
+  let used = 0
+  for (;;) {
+    const nl = s.indexOf('\n', cut)
+    const end = nl === -1 ? s.length : nl + 1
+    const b = Buffer.byteLength(s.slice(cut, end))
+    if (cut > 0 && used + b > bytes) return cut
+    used += b
+    cut = end
+    if (end === s.length || used > bytes) return cut
   }
 }

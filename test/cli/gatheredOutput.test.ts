@@ -45,37 +45,81 @@ const manual = () => {
 }
 
 describe('GatheredOutput', () => {
-  it('hands on whole writes at the end of the turn, in pieces up to the size, a longer write alone', () => {
+  it('hands on whole lines at the end of the turn, in pieces up to the size, a longer line alone', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 300 })
+    // writes of whole lines, some of several lines
+    const write = fc.array(text, { minLength: 1, maxLength: 4 }).map((ls) => `${ls.map((l) => l.replaceAll('\n', ' ')).join('\n')}\n`)
     fc.assert(
-      fc.property(
-        fc.array(
-          fc.string({ unit: 'binary', maxLength: 300 }).map((s) => `${s}\n`),
-          { maxLength: 60 },
-        ),
-        fc.integer({ min: 8, max: 600 }),
-        (writes, size) => {
-          const { t, pieces } = target()
-          const clock = manual()
-          const out = new GatheredOutput(t, size, clock.later)
-          for (const w of writes) out.write(w)
-          expect(pieces).toStrictEqual([])
-          clock.turn()
-          expect(pieces.join('')).toBe(writes.join(''))
-          // every piece is a run of whole writes: cut the writes where the pieces end
-          let i = 0
-          for (const p of pieces) {
-            let joined = ''
-            let n = 0
-            while (joined.length < p.length) joined += writes[i + n++] as string
-            expect(joined).toBe(p)
-            expect(n === 1 || Buffer.byteLength(p) <= size).toBe(true)
-            i += n
-          }
-          expect(out.idle).toBe(true)
-        },
-      ),
+      fc.property(fc.array(write, { maxLength: 60 }), fc.integer({ min: 8, max: 600 }), (writes, size) => {
+        const { t, pieces } = target()
+        const clock = manual()
+        const out = new GatheredOutput(t, size, clock.later)
+        for (const w of writes) out.write(w)
+        expect(pieces).toStrictEqual([])
+        clock.turn()
+        expect(pieces.join('')).toBe(writes.join(''))
+        for (const p of pieces) {
+          // whole lines; within the size, or one line alone
+          expect(p.endsWith('\n')).toBe(true)
+          expect(Buffer.byteLength(p) <= size || p.indexOf('\n') === p.length - 1).toBe(true)
+        }
+        expect(out.idle).toBe(true)
+      }),
       { numRuns: numRuns() },
     )
+  })
+
+  it('with callbacks a tick late (as Node calls them), never more than one piece is queued', () => {
+    // the target: pieces go out at once while `room` lasts, then queue; every callback comes on a later tick
+    const ticks: Array<() => void> = []
+    const queue: Array<string> = []
+    const sent: Array<string> = []
+    let room = 3
+    const t = {
+      get backlog(): number {
+        return queue.reduce((n, p) => n + p.length, 0)
+      },
+      write(piece: string, done: () => void): void {
+        if (room > 0 && queue.length === 0) {
+          room--
+          sent.push(piece)
+          ticks.push(done)
+        } else {
+          queue.push(piece)
+          // leaves when the reader makes room
+          drainers.push(() => {
+            queue.splice(queue.indexOf(piece), 1)
+            sent.push(piece)
+            done()
+          })
+        }
+      },
+    }
+    const drainers: Array<() => void> = []
+    const clock = manual()
+    const out = new GatheredOutput(t, 10, clock.later)
+    const writes = Array.from({ length: 12 }, (_, i) => `line${String(i).padStart(2, '0')}\n`)
+    for (const w of writes) out.write(w)
+    clock.turn()
+    let maxQueued = queue.length
+    for (let step = 0; step < 50 && !(out.idle && ticks.length === 0 && drainers.length === 0); step++) {
+      for (const f of ticks.splice(0)) f()
+      maxQueued = Math.max(maxQueued, queue.length)
+      const d = drainers.shift()
+      if (d !== undefined) d()
+      maxQueued = Math.max(maxQueued, queue.length)
+    }
+    expect(maxQueued).toBe(1)
+    expect(sent.join('')).toBe(writes.join(''))
+  })
+
+  it('a write longer than a piece is split between its lines; a longer single line goes alone', () => {
+    const { t, pieces } = target()
+    const clock = manual()
+    const out = new GatheredOutput(t, 12, clock.later)
+    out.write('aaaa\nbbbb\ncccc\n' + 'x'.repeat(30) + '\nyy\n')
+    clock.turn()
+    expect(pieces).toStrictEqual(['aaaa\nbbbb\n', 'cccc\n', `${'x'.repeat(30)}\n`, 'yy\n'])
   })
 
   it('waits for a queued piece to leave before the next; flush writes what it can now; stop drops the rest', () => {
@@ -118,19 +162,23 @@ const exited = (child: ReturnType<typeof spawn>, ms: number): Promise<{ code: nu
   ])
 
 describe('the executable’s output, as real processes', () => {
-  it('replay --json into a stalled reader, then SIGINT: the reader gets whole lines only', async () => {
-    // the reader: a shell that opens a FIFO at once but reads it only after the writer has been ended by the signal
+  it.each([
+    ['reads nothing until', ''],
+    // once the pipe has filled: the room it makes is what the writer's queued output goes into
+    ['reads a block after a second, then stalls until', 'sleep 1; dd bs=20000 count=1 status=none <&3 > "$OUT"; '],
+  ])('replay --json into a reader that %s the writer has been ended by SIGINT: whole lines only', async (_what, first) => {
+    // the reader: a shell that opens a FIFO at once, and reads (the rest of) it only after the writer has ended
     const dir = mkdtempSync(join(tmpdir(), 'run-outcome-gather-stall-'))
     const fifo = join(dir, 'fifo')
     const outFile = join(dir, 'out')
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0)
-    const reader = spawn('sh', ['-c', `exec 3<"${fifo}"; sleep 9; cat <&3 > "${outFile}"`], { stdio: 'ignore' })
+    const reader = spawn('sh', ['-c', `exec 3<"${fifo}"; ${first}sleep 9; cat <&3 >> "$OUT"`], { stdio: 'ignore', env: { ...process.env, OUT: outFile } })
     const fd = openSync(fifo, 'w')
     const input = Array.from({ length: 400 }, (_, i) => nativeRun(i, `answer ${i} `.repeat(40))).join('')
     const child = spawn(process.execPath, [binPath, 'replay', '--json', '--format', 'native', '-'], { cwd: repoRoot, env, stdio: ['pipe', fd, 'pipe'] })
     closeSync(fd)
     child.stdin?.end(input)
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    await new Promise((resolve) => setTimeout(resolve, 2000))
     child.kill('SIGINT')
     const r = await exited(child, 20_000)
     await exited(reader, 20_000)

@@ -12,7 +12,7 @@ const env = { ...process.env, NO_COLOR: '1', RUN_OUTCOME_CACHE: '0' }
 
 describe.skipIf(!existsSync(binPath))('gathered output of the executable', () => {
   it('a directory of many runs through a pipe: the same bytes as the command wrote in-process', async () => {
-    // ~86 KB of runs: more than one 64 KiB gathering
+    // ~86 KB of runs: many pieces (spawnSync's stdout is a pipe: 4 KiB pieces)
     const args = ['replay', '--json', 'test/fixtures/claude-code-transcript', 'test/fixtures/codex-rollout']
     const spawned = spawnSync(process.execPath, [binPath, ...args], { cwd: repoRoot, env, encoding: 'utf8', maxBuffer: 64 << 20 })
     const inProcess = await runCli(args)
