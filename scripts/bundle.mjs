@@ -15,9 +15,10 @@
  * output equal to it).
  */
 import { chmodSync, readdirSync, rmSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
-const cli = new URL('../dist/cli/', import.meta.url).pathname
+const cli = fileURLToPath(new URL('../dist/cli/', import.meta.url)) // ends with a separator; decoded (a space, not %20)
 // chunks are named by content hash: remove the previous build's so none is left behind
 for (const f of readdirSync(cli)) if (/^chunk-[A-Z0-9]+\.js$/.test(f) || f === 'run-outcome.js') rmSync(cli + f)
 
