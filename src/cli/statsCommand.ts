@@ -30,7 +30,7 @@ import { buildKeyIn, cacheDirOf, openStatsCache } from './stats/cache.js'
 import { runPool } from './stats/pool.js'
 import type { FileOutcome, RecordJob, SkipReason } from './stats/records.js'
 import { fileLabel, type UnitFile, unitsOf } from './stats/units.js'
-import { cut, renderTable, tableWidths, textWidth, type Cell, type Column } from './stats/table.js'
+import { type Cell, type Column, renderTable, tableWidths, textWidth, wrapParts } from './stats/table.js'
 import { checkTimeZone, localTime, machineTimeZone, parseBound, rangeIsEmpty, type TimeBound } from './stats/time.js'
 import { colorEnabled, makeStyle, type Style } from './style.js'
 import { durationText, num, oneLine, shortNumber, usdText } from './summary.js'
@@ -114,22 +114,6 @@ type Order = (typeof ORDERS)[number]
 interface Input {
   readonly label: string
   readonly files: ReadonlyArray<UnitFile>
-}
-
-/** Joins parts with `sep`, breaking the line between parts so none is wider than `width` (continuations indented). */
-const wrapParts = (parts: ReadonlyArray<string>, width: number | undefined, indent = '', sep = ' · '): string => {
-  if (width === undefined) return parts.join(sep)
-  const lines: Array<string> = []
-  let cur = ''
-  for (const p of parts) {
-    const next = cur === '' ? p : `${cur}${sep}${p}`
-    if (cur !== '' && textWidth(next) > width) {
-      lines.push(cur)
-      cur = `${indent}${p}`
-    } else cur = next
-  }
-  if (cur !== '') lines.push(cur)
-  return lines.map((l) => (textWidth(l) > width ? cut(l, width) : l)).join('\n')
 }
 
 const pct = (g: GroupTotals): string => (g.runs === 0 ? '—' : `${((g.successes / g.runs) * 100).toFixed(1)}%`)

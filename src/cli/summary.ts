@@ -6,7 +6,7 @@
 import type { RunEnding } from '../core/RunEnding.js'
 import type { RunResult } from '../core/RunResult.js'
 import { forTerminal } from './sanitize.js'
-import { cut, textWidth } from './stats/table.js'
+import { cut, textWidth, wrapParts } from './stats/table.js'
 import { makeStyle, type Style } from './style.js'
 
 /** Thousands-separated integer. @since 0.1.0 */
@@ -134,29 +134,10 @@ export const figures = (r: RunResult): string =>
     r.cost.totalUsd === null ? 'cost unknown' : `${r.cost.estimated ? '~' : ''}$${r.cost.totalUsd.toFixed(4)}`,
   ].join(' · ')
 
-/** `parts` joined by ` · `, breaking the line (`\n`) between parts where the next would pass `room` columns. */
-const joinWithin = (parts: ReadonlyArray<string>, room: number): string => {
-  let out = ''
-  let line = 0
-  for (const p of parts) {
-    const w = textWidth(p)
-    if (line === 0) {
-      out += p
-      line = w
-    } else if (line + 3 + w > room) {
-      out += `\n${p}`
-      line = w
-    } else {
-      out += ` · ${p}`
-      line += 3 + w
-    }
-  }
-  return out
-}
-
 /**
  * The multi-line, aligned summary of one run; coloured when `style` is enabled. With `width` (the output's
- * columns, see `outputWidth`) every line fits it: the label moves below a header that would not fit, and the
+ * columns, see `outputWidth`) of 60 or more every line fits it (narrower, the rows keep a minimum room and may
+ * pass it; the cost row is never cut): the label moves below a header that would not fit, and the
  * ending's words, the response excerpt and the first diagnostic are cut with `…` (the response at 120 columns
  * at most, whatever the width). The label (a path the user may need) is never cut; a terminal wraps it.
  * @since 0.1.0
@@ -193,9 +174,9 @@ export const formatRun = (r: RunResult, label: string, style: Style = makeStyle(
   const activity = [`${num(r.turns)} turn${r.turns === 1 ? '' : 's'}`, `${num(r.toolCalls)} tool call${r.toolCalls === 1 ? '' : 's'}`]
   if (r.children.length > 0) activity.push(`${r.children.length} subagent${r.children.length === 1 ? '' : 's'}`)
   if (r.permissionDenials.length > 0) activity.push(`${r.permissionDenials.length} permission denial${r.permissionDenials.length === 1 ? '' : 's'}`)
-  rows.push(['activity', (room) => joinWithin(activity, room)])
+  rows.push(['activity', (room) => wrapParts(activity, room)])
   const tokens = tokensText(r)
-  rows.push(['tokens', (room) => joinWithin(tokens.split(' · '), room)])
+  rows.push(['tokens', (room) => wrapParts(tokens.split(' · '), room)])
   const cost = costText(r)
   rows.push(['cost', () => cost])
   const duration = durationText(r.durationMs)

@@ -178,3 +178,23 @@ const draw = (columns: ReadonlyArray<Column>, rows: ReadonlyArray<ReadonlyArray<
   if (border) out.push(s.paint('gray', `└${widths.map((w) => '─'.repeat(w + 2)).join('┴')}┘`))
   return out.join('\n')
 }
+
+/**
+ * Joins parts with `sep`, breaking the line between parts so none is wider than `width` display columns
+ * (continuations start with `indent`; a single part wider than that is cut with `…`). Without a width, one line.
+ * @since 0.3.0
+ */
+export const wrapParts = (parts: ReadonlyArray<string>, width: number | undefined, indent = '', sep = ' · '): string => {
+  if (width === undefined) return parts.join(sep)
+  const lines: Array<string> = []
+  let cur = ''
+  for (const p of parts) {
+    const next = cur === '' ? p : `${cur}${sep}${p}`
+    if (cur !== '' && textWidth(next) > width) {
+      lines.push(cur)
+      cur = `${indent}${p}`
+    } else cur = next
+  }
+  if (cur !== '') lines.push(cur)
+  return lines.map((l) => (textWidth(l) > width ? cut(l, width) : l)).join('\n')
+}
