@@ -278,7 +278,9 @@ describe('the runtime exports of each entry', () => {
 
 describe('the declared exports of the root and run-outcome/core', () => {
   it('type-only exports are listed too; the fold and per-format internals are not among them', () => {
-    const typesOf = (entry: string) => sorted(reexportsOf(join(dist, entry)).flatMap((r) => (r.typeOnly ? [r.name] : [])))
+    // a name reached through two `export *` (the root re-exports run-outcome/core and run-outcome/replay, which share
+    // the result types) is one export
+    const typesOf = (entry: string) => sorted([...new Set(reexportsOf(join(dist, entry)).flatMap((r) => (r.typeOnly ? [r.name] : [])))])
     expect(typesOf('index.d.ts')).toStrictEqual(sorted([...CORE_TYPES, ...REPLAY_TYPES]))
     expect(typesOf('browser.d.ts')).toStrictEqual(sorted(CORE_TYPES))
     expect(typesOf('replay.d.ts')).toStrictEqual(sorted(REPLAY_ENTRY_TYPES))
