@@ -7,10 +7,11 @@ import { describe, expect, it } from 'vitest'
 import { consumeHelp } from '../../src/cli/consumeCommand.js'
 import { eventsHelp } from '../../src/cli/eventsCommand.js'
 import { fitHelp, helpWidth } from '../../src/cli/helpText.js'
-import { main, mainHelp } from '../../src/cli/main.js'
+import { mainHelp } from '../../src/cli/main.js'
 import { replayHelp } from '../../src/cli/replayCommand.js'
 import { statsHelp } from '../../src/cli/statsCommand.js'
 import { watchHelp } from '../../src/cli/watchCommand.js'
+import { runCli } from '../support/cli.js'
 
 const helps: ReadonlyArray<readonly [string, () => string]> = [
   ['run-outcome', mainHelp],
@@ -96,18 +97,7 @@ describe('help fitted to the width', () => {
   })
 
   it.each([undefined, 72])('stats --help through the CLI (terminal columns %s)', async (columns) => {
-    let out = ''
-    const code = await main(['stats', '--help'], {
-      stdin: (async function* () {})(),
-      stdout: {
-        write: (s: string) => {
-          out += s
-        },
-        ...(columns !== undefined ? { isTTY: true, columns } : {}),
-      },
-      stderr: { write: () => true },
-      env: { NO_COLOR: '1' },
-    })
+    const { code, stdout: out } = await runCli(['stats', '--help'], '', {}, columns !== undefined ? { stdout: { isTTY: true, columns } } : {})
     expect(code).toBe(0)
     expect(overlong(out, columns ?? 80)).toStrictEqual([])
     expect(out).toContain('--no-cache')

@@ -15,36 +15,11 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.js'
+import { runCli } from '../support/cli.js'
 
-interface Ran {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const cli = async (argv: ReadonlyArray<string>, env: Record<string, string>, stdinPiped?: boolean): Promise<Ran> => {
-  let stdout = ''
-  let stderr = ''
-  const code = await main(argv, {
-    stdin: (async function* () {})(),
-    stdout: {
-      write: (s: string) => {
-        stdout += s
-        return true
-      },
-    },
-    stderr: {
-      write: (s: string) => {
-        stderr += s
-        return true
-      },
-    },
-    env: { NO_COLOR: '1', RUN_OUTCOME_CACHE: '0', ...env },
-    ...(stdinPiped !== undefined ? { stdinPiped } : {}),
-  })
-  return { code, stdout, stderr }
-}
+/** The CLI in-process (stdout no terminal, nothing cached: the tests run from the sources). */
+const cli = (argv: ReadonlyArray<string>, env: Record<string, string>, stdinPiped?: boolean) =>
+  runCli(argv, '', env, stdinPiped !== undefined ? { stdinPiped } : {})
 
 const widest = (text: string): number => Math.max(0, ...text.split('\n').map((l) => l.length))
 

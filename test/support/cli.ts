@@ -10,16 +10,29 @@ export interface CliRun {
   readonly stderr: string
 }
 
-export const runCli = async (argv: string[], stdin: string | Buffer = '', env: Record<string, string> = {}): Promise<CliRun> => {
+/** What else a test's CLI run may say about its world: nothing piped in (`stdinPiped: false`), a terminal's stdout. */
+export interface CliWorld {
+  readonly stdinPiped?: boolean
+  readonly stdout?: { readonly isTTY: boolean; readonly columns: number }
+}
+
+export const runCli = async (
+  argv: ReadonlyArray<string>,
+  stdin: string | Buffer = '',
+  env: Record<string, string> = {},
+  world: CliWorld = {},
+): Promise<CliRun> => {
   let stdout = ''
   let stderr = ''
   const input = Readable.from([typeof stdin === 'string' ? Buffer.from(stdin) : stdin]) as Readable & { isTTY?: boolean }
   const code = await main(argv, {
     stdin: input,
+    ...(world.stdinPiped !== undefined ? { stdinPiped: world.stdinPiped } : {}),
     stdout: {
       write: (s: string) => {
         stdout += s
       },
+      ...(world.stdout ?? {}),
     },
     stderr: {
       write: (s: string) => {
