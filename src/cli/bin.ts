@@ -11,8 +11,7 @@
  *   otherwise no new output starts, what is already being written is finished (for up to 5 s), and the process
  *   then ends by that signal, as an interrupted command does. Into a pipe whose reader has stalled, output goes in
  *   pieces the kernel writes whole (gatheredOutput.ts), so the reader is left whole lines (a line over 4 KiB
- *   alone can be cut). A second signal while a command is
- *   stopping does the same at once.
+ *   alone can be cut). A second signal while a command is stopping does the same at once.
  * - **Standard input that is a directory** (`replay - < /`) is a read error (`EISDIR`, exit 2), not empty input.
  * - **Anything unexpected** (an exception no command caught) is one line on stderr and exit 2, never a stack trace.
  *
@@ -46,7 +45,8 @@ const gathered: GatheredOutput | undefined = (() => {
   if (process.stdout.isTTY === true || LIVE_COMMANDS.has(process.argv[2] ?? '')) return undefined
   let pipe = false
   try {
-    pipe = fstatSync(1).isFIFO() || fstatSync(1).isSocket()
+    const st = fstatSync(1)
+    pipe = st.isFIFO() || st.isSocket()
   } catch {
     return undefined
   }
