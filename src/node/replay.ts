@@ -229,6 +229,16 @@ export const replayStream = async (
       if (sniffValues.length === 0) firstOversize = true
     },
   )
+  // A piece fed to the sniffer may hold many more lines than it parses (a 256 KiB piece of a Claude Code transcript
+  // holds ~100): lines starting with `{` come as bytes, decoded only while the sniffer still wants a value, so a
+  // line past the first SNIFF_LINES is decoded once, by the reader, not twice.
+  sniffer.lineBytes = (line, lineNo) => {
+    headLines++
+    if (sniffValues.length >= SNIFF_LINES) return
+    const v = parseOrUndefined(line.toString('utf8'))
+    sniffValues.push(v)
+    if (v !== undefined) headParsed.set(lineNo, v)
+  }
   let eof = false
   // A live pipe may pause after a few lines: once some JSON has arrived, a pause of SNIFF_WAIT_MS ends the head.
   let pending: Promise<IteratorResult<Buffer>> | undefined
