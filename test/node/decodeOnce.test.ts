@@ -25,7 +25,8 @@ afterEach(() => {
 const decodedWhileReplaying = async (file: string): Promise<{ runs: number; decoded: number }> => {
   let decoded = 0
   const decode = Buffer.prototype.toString
-  vi.spyOn(Buffer.prototype, 'toString').mockImplementation(function (this: Buffer, encoding?: BufferEncoding, start?: number, end?: number) {
+  vi.spyOn(Buffer.prototype, 'toString').mockImplementation(function (this: Buffer, ...args: unknown[]) {
+    const [encoding, start, end] = args as [BufferEncoding | undefined, number | undefined, number | undefined]
     if (encoding === undefined || encoding === 'utf8' || encoding === 'utf-8') decoded += Math.min(end ?? this.length, this.length) - (start ?? 0)
     return decode.call(this, encoding, start, end)
   })
