@@ -3,8 +3,9 @@
  * { task, ms (since process start, start-up included), events, runs, rssMB (peak) }.
  *
  * Tasks: scan FILE | floor FILE | lib FILE | runs FILE | cli FILE | operators FILE REPEAT | import ENTRY
- * (`lib` and `runs` import the `run-outcome/replay` entry, as a script that only reads logs would; `import`
- * times the import of one built entry, `index.js` or `replay.js`, and exits)
+ * (`lib` and `runs` import the `run-outcome/replay` entry by the package's name, as a script that only reads logs
+ * would, so they run what `exports` names: the bundled entries of dist/bundle; `import` times the import of one
+ * entry, `run-outcome` or `run-outcome/replay`, and exits)
  */
 import { createReadStream } from 'node:fs'
 
@@ -62,16 +63,16 @@ if (task === 'scan') {
   out({ events: n })
 } else if (task === 'import') {
   const t = performance.now()
-  await import(new URL(file, dist))
+  await import(file)
   out({ importMs: Math.round((performance.now() - t) * 10) / 10 })
 } else if (task === 'lib') {
-  const { replayStream } = await import(new URL('replay.js', dist))
+  const { replayStream } = await import('run-outcome/replay')
   let runs = 0
   await replayStream(createReadStream(file, { highWaterMark: 256 * 1024 }), () => runs++, { file })
   out({ runs })
 } else if (task === 'runs') {
   // The streaming library API as a caller uses it: `for await (const run of replayRuns(path))`, nothing kept.
-  const { replayRuns } = await import(new URL('replay.js', dist))
+  const { replayRuns } = await import('run-outcome/replay')
   let runs = 0
   let tokens = 0
   for await (const run of replayRuns(file)) {
@@ -96,7 +97,7 @@ if (task === 'scan') {
   console.log(JSON.stringify({ task, code: r.status, ms: Math.round(ms), cpuMs: ticks * 10, rssMB: 0 }))
 } else if (task === 'operators') {
   // reduceRun() vs foldEvents over the same in-memory events, alternated, warm.
-  const { foldEvents, reduceRun } = await import(new URL('index.js', dist))
+  const { foldEvents, reduceRun } = await import('run-outcome')
   const { from, lastValueFrom } = await import('rxjs')
   const events = []
   let carry = null

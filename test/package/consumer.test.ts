@@ -240,6 +240,10 @@ describe('the packed package in a fresh consumer', () => {
       'dist/cli/bin.js',
       'dist/cli/run-outcome.js',
       'dist/cli/stats/worker.bundle.js',
+      'dist/bundle/index.js',
+      'dist/bundle/browser.js',
+      'dist/bundle/replay.js',
+      'dist/bundle/jetstream/index.js',
       'src/index.ts',
       'src/browser.ts',
     ]) {

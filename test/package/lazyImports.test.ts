@@ -146,7 +146,19 @@ console.log(JSON.stringify(runs.map((r) => [r.ending.kind, isSuccess(r.ending)])
       ['answered', true],
     ])
     expect(l.packages).not.toContain('rxjs')
-    expect(l.own).toContain('replay.js')
-    expect(l.own.filter((m) => m.startsWith('operators/') || m === 'index.js' || m === 'browser.js')).toStrictEqual([])
+    expect(l.fpTs).not.toContain('lib/index.js')
+    // the package's exports name the bundle (scripts/bundle.mjs): its replay entry and chunks, no module of dist/
+    // outside it, no other entry
+    expect(l.own).toContain('bundle/replay.js')
+    expect(l.own.filter((m) => !/^bundle\/(replay|chunk-[A-Z0-9]+)\.js$/.test(m))).toStrictEqual([])
+  })
+
+  it('the root entry (by its package name) loads the bundle only, rxjs with it', () => {
+    const l = loadsOf(['--input-type=module', '-e', "const { reduceRun } = await import('run-outcome'); console.log(typeof reduceRun)"])
+    expect(l.stderr).toBe('')
+    expect(l.stdout.trim()).toBe('function')
+    expect(l.packages).toContain('rxjs')
+    expect(l.own).toContain('bundle/index.js')
+    expect(l.own.filter((m) => !/^bundle\/(index|chunk-[A-Z0-9]+)\.js$/.test(m))).toStrictEqual([])
   })
 })
