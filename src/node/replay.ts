@@ -111,38 +111,58 @@ const toBuffer = (c: Uint8Array | string): Buffer => (typeof c === 'string' ? Bu
 /**
  * Turns a byte source into Buffers, gunzipping when it starts with the gzip magic bytes. A gzip stream that
  * ends early (a log cut while being written, or a live pipe stopped with Ctrl-C) yields what it held and
- * reports the cut to `onNote` instead of failing.
+ * reports the cut to `onNote` instead of failing. Left before the source's end (`return()` on this generator),
+ * it returns the source's iterator too, so a file the source holds open is closed (a `Readable` is destroyed).
  */
 async function* bytes(source: AsyncIterable<Uint8Array | string>, onNote: (message: string) => void): AsyncGenerator<Buffer> {
   const it = source[Symbol.asyncIterator]()
-  // the magic number is two bytes: a pipe may deliver a first chunk of one
-  let head: Buffer = Buffer.alloc(0)
-  while (head.length < 2) {
-    const n = await it.next()
-    if (n.done) break
-    head = head.length === 0 ? toBuffer(n.value) : Buffer.concat([head, toBuffer(n.value)])
-  }
-  if (head.length === 0) return
-  const rest: AsyncIterable<Uint8Array | string> = { [Symbol.asyncIterator]: () => it }
-  if (!isGzip(head)) {
-    yield head
-    for await (const c of rest) yield toBuffer(c)
-    return
-  }
-  const gunzip = createGunzip()
-  const feed = Readable.from(
-    (async function* () {
-      yield head
-      for await (const c of rest) yield c
-    })(),
-  )
-  feed.on('error', (e) => gunzip.destroy(e))
-  feed.pipe(gunzip)
+  // the source ended (or failed) by itself: nothing to close
+  let ended = false
+  let feed: Readable | undefined
   try {
-    for await (const c of gunzip) yield c as Buffer
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'Z_BUF_ERROR') throw e
-    onNote('the gzip stream ended before its end marker (cut off); read what it held')
+    // the magic number is two bytes: a pipe may deliver a first chunk of one
+    let head: Buffer = Buffer.alloc(0)
+    while (head.length < 2) {
+      const n = await it.next()
+      if (n.done) {
+        ended = true
+        break
+      }
+      head = head.length === 0 ? toBuffer(n.value) : Buffer.concat([head, toBuffer(n.value)])
+    }
+    if (head.length === 0) return
+    if (!isGzip(head)) {
+      yield head
+      for (;;) {
+        const n = await it.next()
+        if (n.done) {
+          ended = true
+          return
+        }
+        yield toBuffer(n.value)
+      }
+    }
+    const gunzip = createGunzip()
+    const rest: AsyncIterable<Uint8Array | string> = { [Symbol.asyncIterator]: () => it }
+    feed = Readable.from(
+      (async function* () {
+        yield head
+        for await (const c of rest) yield c
+        ended = true
+      })(),
+    )
+    feed.on('error', (e) => gunzip.destroy(e))
+    feed.pipe(gunzip)
+    try {
+      for await (const c of gunzip) yield c as Buffer
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'Z_BUF_ERROR') throw e
+      onNote('the gzip stream ended before its end marker (cut off); read what it held')
+    }
+  } finally {
+    // a gzip source is read ahead by `feed` (a read may be in flight): destroying it returns the source's iterator
+    if (feed !== undefined) feed.destroy()
+    else if (!ended) await it.return?.(undefined)
   }
 }
 
@@ -166,12 +186,61 @@ const parseOrUndefined = (text: string): unknown => {
 }
 
 /**
+ * The byte source of one replay, read through {@link bytes}: the reads still in flight are counted, so that the
+ * replay can close the source when it stops early without waiting on a read a quiet live pipe may never answer.
+ */
+class ReplayInput {
+  /** Notes about the input as a whole (a cut gzip stream). */
+  readonly notes: Array<string> = []
+  private chunks: AsyncGenerator<Buffer> | undefined
+  private reading = 0
+
+  constructor(private readonly source: AsyncIterable<Uint8Array | string>) {}
+
+  next(): Promise<IteratorResult<Buffer>> {
+    this.chunks ??= bytes(this.source, (m) => this.notes.push(m))
+    this.reading++
+    const p = this.chunks.next()
+    const settled = (): void => {
+      this.reading--
+    }
+    p.then(settled, settled)
+    return p
+  }
+
+  /**
+   * Closes the source (a file it holds open, a `Readable` destroyed): at once when no read is in flight, else once
+   * that read settles (not waited for). Never rejects.
+   */
+  async close(): Promise<void> {
+    try {
+      if (this.chunks === undefined) {
+        // never read: a stream is destroyed (returning an iterator never started runs none of its code)
+        const destroy = (this.source as { destroy?: unknown }).destroy
+        if (typeof destroy === 'function') destroy.call(this.source)
+        else await this.source[Symbol.asyncIterator]().return?.(undefined)
+        return
+      }
+      const closing = this.chunks.return(undefined)
+      if (this.reading === 0) await closing
+      else closing.catch(() => {})
+    } catch {
+      // a source that fails while closing is closed as far as it can be
+    }
+  }
+}
+
+/**
  * Replays one byte stream. Each run is handed to `onRun` as soon as it ends (a live pipe shows results
  * before EOF). Resolves with the format read and the `ProtocolError` that stopped a native log, if any.
  *
  * **Rejects with** `ReplayError` (`undetected`, `too-large`, `not-json`, `unknown-format`) when the input cannot
  * be read at all, `bad-option` for a `maxDocumentBytes` that is not a non-negative number (`NaN`, `-1`), or the
- * stream's own error (e.g. `ENOENT`, `EISDIR`).
+ * stream's own error (e.g. `ENOENT`, `EISDIR`), or with what `onRun` threw.
+ *
+ * The source is the replay's: whenever the replay stops before the source's end (a rejection, a protocol error),
+ * it returns the source's iterator, which closes a file the source holds open (`createReadStream`'s stream is
+ * destroyed) — a folder of thousands of logs the replay cannot read holds no file open.
  *
  * A line over the line cap (`LINE_CAP_TEXT`: 64 MiB or 1,000,000 JSON values) is skipped, never parsed, with a
  * note naming its line and size; a document over `MAX_DOCUMENT_BYTES` or `MAX_DOCUMENT_VALUES` is `too-large`.
@@ -183,6 +252,19 @@ export const replayStream = async (
   onRun: (result: RunResult) => void,
   options: ReplayOptions = {},
 ): Promise<ReplayOutcome> => {
+  const input = new ReplayInput(source)
+  try {
+    const outcome = await replayInput(input, onRun, options)
+    if (outcome.error !== undefined) await input.close()
+    return outcome
+  } catch (e) {
+    await input.close()
+    throw e
+  }
+}
+
+/** {@link replayStream} over its input; the caller closes the input when this stops early. */
+const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => void, options: ReplayOptions): Promise<ReplayOutcome> => {
   const fileLabel = options.file ?? null
   const readerOptions: ReaderOptions = {
     file: fileLabel,
@@ -194,7 +276,7 @@ export const replayStream = async (
     ...(options.seen !== undefined ? { seen: options.seen } : {}),
     skim: options.skim ?? skimFromEnv(process.env['RUN_OUTCOME_SKIM']),
   }
-  const notes: Array<string> = []
+  const notes = input.notes
   const maxDoc = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES
   if (typeof maxDoc !== 'number' || !(maxDoc >= 0)) throw new ReplayError('bad-option', 'maxDocumentBytes must be a non-negative number of bytes')
   const requested = options.format ?? 'auto'
@@ -203,7 +285,6 @@ export const replayStream = async (
     explicit = formatByName(requested)
     if (explicit === undefined) throw new ReplayError('unknown-format', `unknown format "${requested}"`)
   }
-  const it = bytes(source, (m) => notes.push(m))[Symbol.asyncIterator]()
   // 1. Read the head: enough lines to sniff.
   const head: Array<Buffer> = []
   let headBytes = 0
@@ -249,7 +330,7 @@ export const replayStream = async (
   let sniffFed = 0
   const sniffing = (): boolean => (headLines < SNIFF_LINES && sniffFed < SNIFF_BYTES) || (headLines === 0 && sniffFed < headCap)
   while (sniffing()) {
-    pending ??= it.next()
+    pending ??= input.next()
     const haveJson = sniffValues.some((x) => typeof x === 'object' && x !== null)
     let timer: ReturnType<typeof setTimeout> | undefined
     const n = haveJson ? await Promise.race([pending, new Promise<'pause'>((res) => (timer = setTimeout(res, SNIFF_WAIT_MS, 'pause')))]) : await pending
@@ -277,7 +358,7 @@ export const replayStream = async (
       pending = undefined
       return p
     }
-    return it.next()
+    return input.next()
   }
   const anyJson = sniffValues.some((v) => typeof v === 'object' && v !== null)
   const startsLikeDocument = (() => {
@@ -433,7 +514,6 @@ export const replayStream = async (
     splitter.end()
   }
   if (error === undefined) reader.end()
-  else await it.return?.(undefined)
   return error === undefined ? { format: m.name, notes } : { format: m.name, error, notes }
 }
 
