@@ -4,7 +4,7 @@
  * `replay --format native` folds to the same runs as the original.
  * @module
  */
-import { createReadStream } from 'node:fs'
+import { fileChunks } from '../node/fileChunks.js'
 import { stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { SessionEvent } from '../core/events.js'
@@ -13,7 +13,7 @@ import { formats } from '../formats/index.js'
 import { subagentFilesOf } from '../node/claudeSubagents.js'
 import { LINE_CAP_TEXT } from '../io/lines.js'
 import { ALREADY_READ, listLogPaths } from '../node/files.js'
-import { ReplayError, replayStream } from '../node/replay.js'
+import { FILE_CHUNK_BYTES, ReplayError, replayStream } from '../node/replay.js'
 import { checkFormat, parseCommand } from './args.js'
 import { EXIT, safeJson, worst, type CliIO } from './io.js'
 import { forTerminal } from './sanitize.js'
@@ -106,7 +106,7 @@ const eventsInput = async (input: string, format: string, io: CliIO, seen: Set<s
     )
     return EXIT.usage
   }
-  if (!isDir) return eventsOne(createReadStream(input, { highWaterMark: 256 * 1024 }), input, input, format, io, true)
+  if (!isDir) return eventsOne(fileChunks(input, { chunkBytes: FILE_CHUNK_BYTES }), input, input, format, io, true)
   let again = 0
   const skipped = (p: string, why: string): void => {
     io.stderr.write(`run-outcome events: skipped ${forTerminal(p)}: ${forTerminal(why)}\n`)
@@ -124,7 +124,7 @@ const eventsInput = async (input: string, format: string, io: CliIO, seen: Set<s
     return EXIT.usage
   }
   let code: number = EXIT.ok
-  for (const f of files) code = worst(code, await eventsOne(createReadStream(f.path, { highWaterMark: 256 * 1024 }), f.label, f.label, format, io, false))
+  for (const f of files) code = worst(code, await eventsOne(fileChunks(f.path, { chunkBytes: FILE_CHUNK_BYTES }), f.label, f.label, format, io, false))
   return code
 }
 

@@ -2,7 +2,7 @@
  * `run-outcome replay [FILE|DIR|-]… [--format F] [--json] [--accept KIND]…` (SPEC §1).
  * @module
  */
-import { createReadStream } from 'node:fs'
+import { fileChunks } from '../node/fileChunks.js'
 import { stat } from 'node:fs/promises'
 import type { CostEstimator } from '../core/fold.js'
 import { endingKinds, isEndingKind, isSuccess, type EndingKind } from '../core/RunEnding.js'
@@ -10,10 +10,10 @@ import { isProtocolError } from '../core/ProtocolError.js'
 import type { RunResult } from '../core/RunResult.js'
 import { SeenRecords } from '../formats/claudeCode/seen.js'
 import { formats } from '../formats/index.js'
-import { attachSubagents, subagentFilesOf } from '../node/claudeSubagents.js'
+import { attachSubagents, subagentFilesOfSync } from '../node/claudeSubagents.js'
 import { LINE_CAP_TEXT } from '../io/lines.js'
 import { ALREADY_READ, listLogPaths } from '../node/files.js'
-import { ReplayError, replayStream } from '../node/replay.js'
+import { FILE_CHUNK_BYTES, ReplayError, replayStream } from '../node/replay.js'
 import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
 import { EXIT, outputWidth, safeJson, worst, type CliIO } from './io.js'
 import { findLogHomes, homeOf, tilde } from '../node/homes.js'
@@ -198,7 +198,7 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
     )
     return EXIT.usage
   }
-  if (!isDir) return replayOne(createReadStream(input, { highWaterMark: 256 * 1024 }), input, input, options, io, true, await subagentsOf(input))
+  if (!isDir) return replayOne(fileChunks(input, { chunkBytes: FILE_CHUNK_BYTES }), input, input, options, io, true, subagentsOf(input))
   let again = 0
   const files = await listLogPaths(input, (p, why) => noteSkipped(io, options, p, why), {
     seen: options.seenFiles,
@@ -220,13 +220,13 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
     code = worst(
       code,
       await replayOne(
-        createReadStream(f.path, { highWaterMark: 256 * 1024 }),
+        fileChunks(f.path, { chunkBytes: FILE_CHUNK_BYTES }),
         f.label,
         f.label,
         options,
         io,
         false,
-        typeof f.path === 'string' && (await subagentsOf(f.path)),
+        typeof f.path === 'string' && subagentsOf(f.path),
         seen,
       ),
     )
@@ -240,10 +240,14 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
   return code
 }
 
-/** `true` when a Claude Code session file has subagent files beside it (`<session>/subagents/`). */
-const subagentsOf = async (file: string): Promise<boolean> => {
+/**
+ * `true` when a Claude Code session file has subagent files beside it (`<session>/subagents/`). Asked synchronously
+ * (a `stat` of the session folder most sessions lack): a listing through the thread pool per file left the CLI idle
+ * a sixth of a `replay DIR` of thousands of transcripts.
+ */
+const subagentsOf = (file: string): boolean => {
   try {
-    return (await subagentFilesOf(file)).length > 0
+    return subagentFilesOfSync(file).length > 0
   } catch {
     return false
   }

@@ -8,7 +8,6 @@
  *
  * @module
  */
-import { createReadStream } from 'node:fs'
 import { createGunzip } from 'node:zlib'
 import { Readable } from 'node:stream'
 import type { SessionEvent } from '../core/events.js'
@@ -19,7 +18,8 @@ import { detectDocument, detectLines, formatByName, formats } from '../formats/i
 import { QUIET_MS, type FormatModule, type LineReader, type ReaderOptions } from '../formats/types.js'
 import type { SeenRecords } from '../formats/claudeCode/seen.js'
 import { countJsonValues, LINE_CAP_TEXT, LineSplitter, MAX_LINE_VALUES } from '../io/lines.js'
-import { attachSubagents, subagentFilesOf } from './claudeSubagents.js'
+import { attachSubagents, subagentFilesOfSync } from './claudeSubagents.js'
+import { fileChunks } from './fileChunks.js'
 import type { SkimMode } from '../formats/skim/skim.js'
 
 /** The skim mode `RUN_OUTCOME_SKIM` asks for: `1` long lines, `all` every line, anything else (or unset) none. */
@@ -34,6 +34,14 @@ export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
  * @since 0.2.0
  */
 export const MAX_DOCUMENT_VALUES = 2 * MAX_LINE_VALUES
+
+/**
+ * The chunk size a file path is read in (`replayFile`, `replayRuns`, the CLI's `replay` and `events`): 256 KiB, by
+ * synchronous reads for a regular file (`fileChunks`: over a folder of thousands of transcripts a read through
+ * the thread pool per file tripled the time), as a stream for anything else (a FIFO, a device).
+ * @internal
+ */
+export const FILE_CHUNK_BYTES = 256 * 1024
 
 const SNIFF_LINES = 20
 const formatNames = (): string => formats.map((f) => f.name).join(', ')
@@ -518,6 +526,19 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
 }
 
 /**
+ * Whether a session file has subagent files (a folder that cannot be listed counts as none). Asked synchronously: a
+ * `stat` of the session folder most sessions lack costs microseconds, a listing through the thread pool a good
+ * part of a millisecond per file of a folder.
+ */
+const hasSubagentFiles = (path: string): boolean => {
+  try {
+    return subagentFilesOfSync(path).length > 0
+  } catch {
+    return false
+  }
+}
+
+/**
  * Replays one log file (any format, `.gz` too) into its runs, in order (SPEC §1). A Claude Code session's
  * subagent files (`<session>/subagents/*.jsonl`) are read with it and attached to its runs as children.
  *
@@ -533,13 +554,13 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
  */
 export const replayFile = async (path: string, options: ReplayOptions = {}): Promise<Array<RunResult>> => {
   const runs: Array<RunResult> = []
-  const outcome = await replayStream(createReadStream(path, { highWaterMark: 256 * 1024 }), (r) => runs.push(r), {
+  const outcome = await replayStream(fileChunks(path, { chunkBytes: FILE_CHUNK_BYTES }), (r) => runs.push(r), {
     file: path,
     ...options,
   })
   if (outcome.error !== undefined) throw outcome.error
   // a Claude Code session's subagent files (`<session>/subagents/*.jsonl`) belong to its runs (SPEC §1)
-  if (outcome.format === 'claude-code' && (await subagentFilesOf(path).catch(() => [])).length > 0)
+  if (outcome.format === 'claude-code' && hasSubagentFiles(path))
     return attachSubagents(runs, path, options.estimate !== undefined ? { estimate: options.estimate } : {})
   return runs
 }
@@ -576,12 +597,12 @@ export async function* replayRuns(
   input: string | AsyncIterable<Uint8Array | string>,
   options: ReplayRunsOptions = {},
 ): AsyncGenerator<RunResult, void, undefined> {
-  if (typeof input === 'string' && (await subagentFilesOf(input).catch(() => [])).length > 0) {
+  if (typeof input === 'string' && hasSubagentFiles(input)) {
     // a session with subagent files: its runs are matched with them by time, so they are collected first
     yield* await replayFile(input, options)
     return
   }
-  const opened = typeof input === 'string' ? createReadStream(input, { highWaterMark: 256 * 1024 }) : undefined
+  const opened = typeof input === 'string' ? fileChunks(input, { chunkBytes: FILE_CHUNK_BYTES }) : undefined
   const source = opened ?? (input as AsyncIterable<Uint8Array | string>)
   const options_: ReplayOptions = typeof input === 'string' ? { file: input, ...options } : options
   const queue: Array<RunResult> = []
@@ -653,9 +674,8 @@ export async function* replayRuns(
     await done
     // a stream left before its end (the caller broke off, a protocol error, an input that could not be read)
     if (opened !== undefined) {
-      opened.destroy()
-      // the loop is left once the file is closed, not merely asked to close
-      if (!opened.closed) await new Promise<void>((res) => opened.once('close', () => res()))
+      // the loop is left once the file is closed (a no-op when the replay read it to its end or closed it)
+      await opened.return(undefined)
     } else {
       const s = source as { destroy?: unknown }
       if (typeof s.destroy === 'function') (s.destroy as () => void).call(source)
