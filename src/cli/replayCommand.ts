@@ -10,7 +10,7 @@ import { isProtocolError } from '../core/ProtocolError.js'
 import type { RunResult } from '../core/RunResult.js'
 import { SeenRecords } from '../formats/claudeCode/seen.js'
 import { formats } from '../formats/index.js'
-import { attachSubagents, subagentFilesOfSync } from '../node/claudeSubagents.js'
+import { attachSubagents, hasSubagentFilesSync } from '../node/claudeSubagents.js'
 import { LINE_CAP_TEXT } from '../io/lines.js'
 import { ALREADY_READ, listLogPaths } from '../node/files.js'
 import { FILE_CHUNK_BYTES, ReplayError, replayStream } from '../node/replay.js'
@@ -198,7 +198,7 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
     )
     return EXIT.usage
   }
-  if (!isDir) return replayOne(fileChunks(input, { chunkBytes: FILE_CHUNK_BYTES }), input, input, options, io, true, subagentsOf(input))
+  if (!isDir) return replayOne(fileChunks(input, { chunkBytes: FILE_CHUNK_BYTES }), input, input, options, io, true, hasSubagentFilesSync(input))
   let again = 0
   const files = await listLogPaths(input, (p, why) => noteSkipped(io, options, p, why), {
     seen: options.seenFiles,
@@ -226,7 +226,7 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
         options,
         io,
         false,
-        typeof f.path === 'string' && subagentsOf(f.path),
+        typeof f.path === 'string' && hasSubagentFilesSync(f.path),
         seen,
       ),
     )
@@ -238,19 +238,6 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
     return worst(code, EXIT.usage)
   }
   return code
-}
-
-/**
- * `true` when a Claude Code session file has subagent files beside it (`<session>/subagents/`). Asked synchronously
- * (a `stat` of the session folder most sessions lack): a listing through the thread pool per file left the CLI idle
- * a sixth of a `replay DIR` of thousands of transcripts.
- */
-const subagentsOf = (file: string): boolean => {
-  try {
-    return subagentFilesOfSync(file).length > 0
-  } catch {
-    return false
-  }
 }
 
 const replayOne = async (

@@ -49,6 +49,21 @@ export const subagentFilesOfSync = (sessionFile: string): Array<string> => {
 }
 
 /**
+ * Whether a session file has subagent files: {@link subagentFilesOfSync} with a folder that cannot be listed
+ * counting as none. Never throws. (`replay`, `events`' readers, `replayFile`, `replayRuns` and `stats` ask this
+ * before reading a file, synchronously: a `stat` costs microseconds, a listing through the thread pool a good part
+ * of a millisecond per file.)
+ * @since 0.2.0
+ */
+export const hasSubagentFilesSync = (sessionFile: string): boolean => {
+  try {
+    return subagentFilesOfSync(sessionFile).length > 0
+  } catch {
+    return false
+  }
+}
+
+/**
  * `<dir>/<session>/subagents` of a session file, or `undefined` for a name that names no session folder (`.jsonl`,
  * `..jsonl`: `..` would reach outside).
  * @since 0.2.0

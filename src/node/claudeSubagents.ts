@@ -18,7 +18,7 @@ import { LineSplitter } from '../io/lines.js'
 import { SESSION_EXT, subagentFilesOf } from './claudeSubagentFiles.js'
 import { fileChunks } from './fileChunks.js'
 
-export { subagentDirOf, subagentFilesOf, subagentFilesOfSync } from './claudeSubagentFiles.js'
+export { hasSubagentFilesSync, subagentDirOf, subagentFilesOf, subagentFilesOfSync } from './claudeSubagentFiles.js'
 
 /** Reads one subagent file with the Claude Code reader in subagent mode (the whole file is one run). */
 const readSubagentFile = async (file: string, estimate: CostEstimator | undefined): Promise<Array<RunResult>> => {

@@ -18,7 +18,7 @@ import { detectDocument, detectLines, formatByName, formats } from '../formats/i
 import { QUIET_MS, type FormatModule, type LineReader, type ReaderOptions } from '../formats/types.js'
 import type { SeenRecords } from '../formats/claudeCode/seen.js'
 import { countJsonValues, LINE_CAP_TEXT, LineSplitter, MAX_LINE_VALUES } from '../io/lines.js'
-import { attachSubagents, subagentFilesOfSync } from './claudeSubagents.js'
+import { attachSubagents, hasSubagentFilesSync } from './claudeSubagents.js'
 import { fileChunks } from './fileChunks.js'
 import type { SkimMode } from '../formats/skim/skim.js'
 
@@ -156,7 +156,6 @@ async function* bytes(source: AsyncIterable<Uint8Array | string>, onNote: (messa
       (async function* () {
         yield head
         for await (const c of rest) yield c
-        ended = true
       })(),
     )
     feed.on('error', (e) => gunzip.destroy(e))
@@ -526,19 +525,6 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
 }
 
 /**
- * Whether a session file has subagent files (a folder that cannot be listed counts as none). Asked synchronously: a
- * `stat` of the session folder most sessions lack costs microseconds, a listing through the thread pool a good
- * part of a millisecond per file of a folder.
- */
-const hasSubagentFiles = (path: string): boolean => {
-  try {
-    return subagentFilesOfSync(path).length > 0
-  } catch {
-    return false
-  }
-}
-
-/**
  * Replays one log file (any format, `.gz` too) into its runs, in order (SPEC §1). A Claude Code session's
  * subagent files (`<session>/subagents/*.jsonl`) are read with it and attached to its runs as children.
  *
@@ -560,7 +546,7 @@ export const replayFile = async (path: string, options: ReplayOptions = {}): Pro
   })
   if (outcome.error !== undefined) throw outcome.error
   // a Claude Code session's subagent files (`<session>/subagents/*.jsonl`) belong to its runs (SPEC §1)
-  if (outcome.format === 'claude-code' && hasSubagentFiles(path))
+  if (outcome.format === 'claude-code' && hasSubagentFilesSync(path))
     return attachSubagents(runs, path, options.estimate !== undefined ? { estimate: options.estimate } : {})
   return runs
 }
@@ -597,7 +583,7 @@ export async function* replayRuns(
   input: string | AsyncIterable<Uint8Array | string>,
   options: ReplayRunsOptions = {},
 ): AsyncGenerator<RunResult, void, undefined> {
-  if (typeof input === 'string' && hasSubagentFiles(input)) {
+  if (typeof input === 'string' && hasSubagentFilesSync(input)) {
     // a session with subagent files: its runs are matched with them by time, so they are collected first
     yield* await replayFile(input, options)
     return

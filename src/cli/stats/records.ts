@@ -16,7 +16,7 @@ import { msFromIso } from '../../core/time.js'
 import type { EndingKind } from '../../core/RunEnding.js'
 import { isProtocolError } from '../../core/ProtocolError.js'
 import type { RunResult } from '../../core/RunResult.js'
-import { attachSubagents, subagentFilesOfSync } from '../../node/claudeSubagents.js'
+import { attachSubagents, hasSubagentFilesSync } from '../../node/claudeSubagents.js'
 import { fileChunks } from '../../node/fileChunks.js'
 import { SeenRecords } from '../../formats/claudeCode/seen.js'
 import { ReplayError, replayStream } from '../../node/replay.js'
@@ -321,15 +321,6 @@ const failure = (file: string, e: unknown, runs: Array<RunRecord>, format: strin
 /** The chunk size `stats` reads files in (bytes): most transcripts are one chunk. */
 const CHUNK_BYTES = 1024 * 1024
 
-/** Whether a session file has subagent files (a folder that cannot be listed counts as none). */
-const subagentsOf = (path: string): boolean => {
-  try {
-    return subagentFilesOfSync(path).length > 0
-  } catch {
-    return false
-  }
-}
-
 /** The chunks of `source`, telling `onFirst` the first one. */
 async function* firstChunk(source: AsyncIterable<Buffer>, onFirst: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
   let first = true
@@ -357,7 +348,7 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
   const records: Array<RunRecord> = []
   try {
     // a Claude Code session with subagent files: its runs wait for them (they make no runs of their own)
-    const hasSubagents = typeof path === 'string' && subagentsOf(path)
+    const hasSubagents = typeof path === 'string' && hasSubagentFilesSync(path)
     // read synchronously (a regular file): no wait on the thread pool per read; the first chunk names the project
     let head: FileHead | undefined
     // the project is read from the first chunk of a regular file (not of a pipe, whose first read may be short)
