@@ -567,6 +567,9 @@ export type ReplayRunsOptions = ReplayOptions
  *
  * **Cancellation**: leave the loop (`break`, `return`, a thrown error) and the input is closed: a file this
  * opened is closed, a stream passed in is ended (`return()` on its iterator; a Node `Readable` is destroyed).
+ * Leaving never waits on a quiet input: when a read is in flight (a live pipe or FIFO with no new bytes), a
+ * `Readable` is destroyed at once, another iterator is told `return()` without waiting for it, and a file this
+ * opened is closed when that read returns.
  *
  * **Throws** (from the loop, after the runs before the problem were yielded) the `ProtocolError` that stopped a
  * malformed native log (its `line` and `file` set), a `ReplayError` for an input that cannot be read at all —
@@ -605,12 +608,23 @@ export async function* replayRuns(
     w?.()
   }
   const taken = (): boolean => head >= queue.length
-  // The input, one chunk at a time, and the next chunk only when the caller has taken the runs so far.
+  // The input, one chunk at a time, and the next chunk read only once the caller has taken the runs so far. The
+  // iterator is driven by hand so that `reading` tells whether a read is in flight when the caller leaves.
+  const iterator = source[Symbol.asyncIterator]()
+  let reading = false
   const gated = async function* (): AsyncGenerator<Uint8Array | string> {
-    for await (const chunk of source) {
+    for (;;) {
       while (!stopped && !taken()) await new Promise<void>((res) => (wakeGate = res))
       if (stopped) return
-      yield chunk
+      reading = true
+      let step: IteratorResult<Uint8Array | string>
+      try {
+        step = await iterator.next()
+      } finally {
+        reading = false
+      }
+      if (step.done === true || stopped) return
+      yield step.value
     }
   }
   const done = replayStream(
@@ -657,14 +671,47 @@ export async function* replayRuns(
     const g = wakeGate
     wakeGate = undefined
     g?.()
-    await done
-    // a stream left before its end (the caller broke off, a protocol error, an input that could not be read)
-    if (opened !== undefined) {
-      // the loop is left once the file is closed (a no-op when the replay read it to its end or closed it)
-      await opened.return(undefined)
-    } else {
-      const s = source as { destroy?: unknown }
-      if (typeof s.destroy === 'function') (s.destroy as () => void).call(source)
+    await leave(reading, done, opened, source, iterator)
+  }
+}
+
+/**
+ * Closes the input of a {@link replayRuns} loop that was left. With no read in flight the replay has ended (or
+ * ends at its gate) and the input is closed before the loop is left. With a read in flight — a live stream or a
+ * FIFO that is quiet — waiting for it could wait forever: a stream passed in is destroyed at once (which ends
+ * its read), any other iterator is told `return()`, and a file this opened is closed when the read returns.
+ */
+const leave = async (
+  reading: boolean,
+  done: Promise<void>,
+  opened: AsyncGenerator<Buffer, void, undefined> | undefined,
+  source: AsyncIterable<Uint8Array | string>,
+  iterator: AsyncIterator<Uint8Array | string>,
+): Promise<void> => {
+  const s = source as { destroy?: unknown }
+  const destroy = (): void => {
+    if (typeof s.destroy === 'function') (s.destroy as () => void).call(source)
+  }
+  const stop = async (): Promise<void> => {
+    try {
+      await iterator.return?.()
+    } catch {
+      // the input's own error on closing: the caller left already, and nothing it could do with it
     }
   }
+  if (!reading) {
+    await done
+    if (opened !== undefined) await opened.return(undefined)
+    else {
+      await stop()
+      destroy()
+    }
+    return
+  }
+  if (opened !== undefined) {
+    void done.then(() => opened.return(undefined)).catch(() => {})
+    return
+  }
+  destroy()
+  void stop()
 }

@@ -6,7 +6,7 @@
 import { createReadStream, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
+import { PassThrough, Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { ProtocolError } from '../../src/core/ProtocolError.js'
 import type { RunResult } from '../../src/core/RunResult.js'
@@ -105,6 +105,44 @@ describe('replayRuns', () => {
     expect(stream.destroyed).toBe(true)
     expect(await closed).toBe(true)
     expect(stream.bytesRead).toBeLessThan(big.text.length)
+  })
+
+  it('leaves at once when the caller breaks off while a live stream is quiet (a read in flight)', async () => {
+    // two whole runs written (a reader hands out a run once the next one starts), then the writer stays open and
+    // silent, as a live agent between turns
+    const live = new PassThrough()
+    live.write(`${big.text.split('\n').slice(0, 8).join('\n')}\n`)
+    const taken: Array<number> = []
+    for await (const r of replayRuns(live)) {
+      taken.push(r.usage.inputTokens)
+      break
+    }
+    expect(taken).toEqual([100])
+    expect(live.destroyed).toBe(true)
+  })
+
+  it('leaves at once when the caller throws while an async iterable it was given never answers', async () => {
+    let returned = false
+    const quiet = async function* (): AsyncGenerator<string> {
+      try {
+        yield `${big.text.split('\n').slice(0, 8).join('\n')}\n`
+        await new Promise<never>(() => {})
+      } finally {
+        returned = true
+      }
+    }
+    const seen: Array<number> = []
+    await expect(
+      (async () => {
+        for await (const r of replayRuns(quiet())) {
+          seen.push(r.usage.outputTokens)
+          throw new Error('caller gave up')
+        }
+      })(),
+    ).rejects.toThrow('caller gave up')
+    expect(seen).toEqual([10])
+    // the generator is parked in an await that never settles: its return() is queued behind it, so not run yet
+    expect(returned).toBe(false)
   })
 
   it.skipIf(!existsSync('/proc/self/fd'))('closes the file it opened when the caller breaks off', async () => {
