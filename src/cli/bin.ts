@@ -61,7 +61,7 @@ const gathered: GatheredOutput | undefined = (() => {
   }
   return new GatheredOutput(target, pipe ? PIPE_PIECE_BYTES : FILE_PIECE_BYTES)
 })()
-/** Hands on what stdout has gathered: before anything goes to stderr (the two keep their order), and at the end. */
+/** Hands on what stdout has gathered (at the end). */
 const writeGathered = (): void => gathered?.flush()
 
 const stdout = {
@@ -82,10 +82,16 @@ const stdout = {
   },
 }
 
+const writeStderr = (s: string): void => {
+  if (!stderrClosed) process.stderr.write(s)
+}
+
 const stderr = {
+  // after what stdout was given before it has left: under `2>&1` a note stays after the runs it follows
   write: (s: string): boolean => {
-    writeGathered()
-    return stderrClosed ? true : process.stderr.write(s)
+    if (gathered === undefined) writeStderr(s)
+    else gathered.aside(() => writeStderr(s))
+    return true
   },
   get isTTY(): boolean {
     return process.stderr.isTTY === true
@@ -130,8 +136,12 @@ const flushed = (ms?: number): Promise<void> =>
     writeGathered()
     const deadline = ms === undefined ? Number.POSITIVE_INFINITY : Date.now() + ms
     const check = (): void => {
-      if (stdoutClosed || ((gathered?.idle ?? true) && process.stdout.writableLength === 0) || Date.now() >= deadline) resolve()
-      else setTimeout(check, 10)
+      if (stdoutClosed || ((gathered?.idle ?? true) && process.stdout.writableLength === 0)) resolve()
+      else if (Date.now() >= deadline) {
+        // the process ends with stdout still queued: the notes waiting behind it are written now
+        gathered?.stop()
+        resolve()
+      } else setTimeout(check, 10)
     }
     check()
   })

@@ -12,10 +12,11 @@
  *   is ever queued in it (Node would join queued pieces into one larger write).
  * - **Files: 64 KiB**, any number in a row.
  *
- * {@link GatheredOutput.flush} hands on what was gathered at once: the executable calls it before anything goes
- * to stderr, so the two streams keep the order they were written in (`2>&1`) — unless the reader of stdout is
- * behind, when stderr, written at once, can come first (as without gathering). Live commands (`watch`) are not
- * gathered at all: their reader leaving (`| head`) is only seen when a write fails, which needs a write per run.
+ * {@link GatheredOutput.flush} hands on what was gathered at once, and {@link GatheredOutput.aside} runs a write
+ * to the other stream (stderr) only once every piece gathered before it has left the process: the two streams keep
+ * the order they were written in under `2>&1` even when the reader of stdout is behind (a note written at once
+ * would pass the runs still queued for the pipe). Live commands (`watch`) are not gathered at all: their reader
+ * leaving (`| head`) is only seen when a write fails, which needs a write per run.
  *
  * @module
  * @internal
@@ -35,8 +36,11 @@ export const FILE_PIECE_BYTES = 64 * 1024
 
 /** Output gathered and handed on in pieces (see the module doc). */
 export class GatheredOutput {
-  /** The writes not handed on yet, from `head` on (a read index: taking a piece does not shift the array). */
-  private pending: Array<string> = []
+  /**
+   * The writes not handed on yet, from `head` on (a read index: taking a piece does not shift the array), and the
+   * asides (functions) to run once the writes before them have left.
+   */
+  private pending: Array<string | (() => void)> = []
   private head = 0
   private waiting = false
   private queued = false
@@ -61,9 +65,25 @@ export class GatheredOutput {
     }
   }
 
-  /** Hands on what was gathered now (as much as the target takes without queueing). */
+  /**
+   * Runs `f` (a write to another stream) once everything written before it has left the process: now when
+   * nothing is gathered or queued, else in its place among the pieces. After {@link stop}, at once.
+   */
+  aside(f: () => void): void {
+    this.flush()
+    if (this.idle) f()
+    else this.pending.push(f)
+  }
+
+  /** Hands on what was gathered now (as much as the target takes without queueing), running asides in order. */
   flush(): void {
     while (!this.waiting && this.head < this.pending.length) {
+      const next = this.pending[this.head]
+      if (typeof next === 'function') {
+        this.head++
+        next()
+        continue
+      }
       const piece = this.take()
       // Node calls `done` a tick later even for a write that went out at once: only the callback of the piece that
       // is waited on may hand on the next, or the late callbacks of earlier pieces would queue several at once
@@ -90,11 +110,17 @@ export class GatheredOutput {
     }
   }
 
-  /** Drops what has not been handed on and takes no more (the reader has gone). */
+  /**
+   * Drops the writes not handed on and takes no more (the reader has gone, or the process is ending); the asides
+   * among them still run, in order, now.
+   */
   stop(): void {
     this.stopped = true
+    const left = this.pending.slice(this.head)
     this.pending = []
     this.head = 0
+    this.waiting = false
+    for (const f of left) if (typeof f === 'function') f()
   }
 
   /** Nothing gathered and nothing queued. */
@@ -102,7 +128,10 @@ export class GatheredOutput {
     return this.head === this.pending.length && !this.waiting
   }
 
-  /** The next piece: whole writes while they fit `pieceBytes`; a longer write is split between its lines. */
+  /**
+   * The next piece: whole writes while they fit `pieceBytes` (up to the next aside); a longer write is split
+   * between its lines.
+   */
   private take(): string {
     const first = this.pending[this.head] as string
     const firstBytes = Buffer.byteLength(first)
@@ -118,7 +147,9 @@ export class GatheredOutput {
     let bytes = firstBytes
     let end = this.head + 1
     while (end < this.pending.length) {
-      const b = Buffer.byteLength(this.pending[end] as string)
+      const next = this.pending[end]
+      if (typeof next !== 'string') break
+      const b = Buffer.byteLength(next)
       if (bytes + b > this.pieceBytes) break
       bytes += b
       end++

@@ -141,6 +141,38 @@ describe('GatheredOutput', () => {
     expect(pieces).toHaveLength(2)
     expect(out.idle).toBe(true)
   })
+
+  it('an aside runs only once the writes before it have left; at once when nothing waits; stop runs the rest', () => {
+    const { t, pieces } = target()
+    const clock = manual()
+    const out = new GatheredOutput(t, 10, clock.later)
+    const log: Array<string> = []
+    out.aside(() => log.push(`note 0 after ${pieces.length}`))
+    expect(log).toStrictEqual(['note 0 after 0'])
+    t.stalled = true
+    for (const w of ['aaaa\n', 'bbbb\n', 'cccc\n']) out.write(w)
+    out.aside(() => log.push(`note 1 after ${pieces.length}`))
+    out.write('dddd\n')
+    out.aside(() => log.push(`note 2 after ${pieces.length}`))
+    // the first piece is queued in the target: neither note may pass it
+    expect(pieces).toStrictEqual(['aaaa\nbbbb\n'])
+    expect(log).toStrictEqual(['note 0 after 0'])
+    t.release()
+    // then 'cccc', note 1, 'dddd' (a piece of its own: the note stands between), note 2
+    expect(pieces).toStrictEqual(['aaaa\nbbbb\n', 'cccc\n', 'dddd\n'])
+    expect(log).toStrictEqual(['note 0 after 0', 'note 1 after 2', 'note 2 after 3'])
+    t.stalled = true
+    out.write('eeee\n')
+    out.write('ffff\n')
+    clock.turn()
+    out.aside(() => log.push('note 3'))
+    expect(log).toHaveLength(3)
+    // the reader has gone (or the process ends): the writes are dropped, the note still runs
+    out.stop()
+    expect(log).toHaveLength(4)
+    expect(log[3]).toBe('note 3')
+    expect(out.idle).toBe(true)
+  })
 })
 
 const env = { ...process.env, NO_COLOR: '1', RUN_OUTCOME_CACHE: '0' }
@@ -193,6 +225,34 @@ describe('the executable’s output, as real processes', () => {
       .map((line) => (JSON.parse(line) as { response: string }).response)
     // whole lines, the first runs in order
     expect(runs).toStrictEqual(runs.map((_, i) => `answer ${i} `.repeat(40)))
+  })
+
+  // the first version flushed before a note but wrote the note at once: with the pipe full (the reader behind),
+  // the note went ahead of the runs still queued in the process (found by `events DIR 2>&1 | cat`)
+  it('2>&1 into a reader that is behind: a note still comes after every run written before it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'run-outcome-gather-behind-'))
+    const many = 300
+    writeFileSync(join(dir, 'a.jsonl'), Array.from({ length: many }, (_, i) => nativeRun(i, `answer ${i} `.repeat(40))).join(''))
+    writeFileSync(join(dir, 'b.txt'), 'not a log at all\n')
+    writeFileSync(join(dir, 'c.jsonl'), nativeRun(1, 'last'))
+    const child = spawn('sh', ['-c', `"${process.execPath}" "${binPath}" replay --json "${dir}" 2>&1 | (sleep 1; cat)`], {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString()
+    })
+    await exited(child, 30_000)
+    const lines = out.trim().split('\n')
+    // more than the pipe holds came before the note
+    expect(lines.slice(0, many).join('\n').length).toBeGreaterThan(64 * 1024)
+    expect(lines.map((l) => (l.startsWith('{') ? (JSON.parse(l) as { response: string }).response : l.replace(dir, 'DIR')))).toStrictEqual([
+      ...Array.from({ length: many }, (_, i) => `answer ${i} `.repeat(40)),
+      'run-outcome replay: skipped DIR/b.txt: format not recognised',
+      'last',
+    ])
   })
 
   it('2>&1: a note comes after the runs written before it', async () => {
