@@ -75,14 +75,28 @@ export const subagentDirOf = (sessionFile: string): string | undefined => {
   return join(dirname(sessionFile), session, 'subagents')
 }
 
-/** The subagent files among a folder's entries, as full paths in name order. */
+/**
+ * The subagent files among a folder's entries, as full paths in name order: regular files, and links to regular
+ * files (one that leads nowhere stays, and becomes a diagnostic when it is read). A link to a FIFO, a socket, a
+ * device or a folder is left out as those entries themselves are: opening a FIFO waits for a writer, and a read
+ * of the session would wait with it.
+ */
 const subagentNames = (dir: string, entries: ReadonlyArray<Dirent>): Array<string> =>
-  // a link to a file is read like one (one that leads nowhere becomes a diagnostic when it is read)
   entries
-    .filter((e) => (e.isFile() || e.isSymbolicLink()) && SESSION_EXT.test(e.name))
+    .filter((e) => SESSION_EXT.test(e.name) && (e.isFile() || (e.isSymbolicLink() && linkToFile(join(dir, e.name)))))
     .map((e) => e.name)
     .sort()
     .map((n) => join(dir, n))
+
+/** Whether a link leads to a regular file, or nowhere (a link to something else is no subagent file). */
+const linkToFile = (path: string): boolean => {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? true
+  } catch {
+    // a loop, or a folder on the way that cannot be searched: read, and noted as unreadable
+    return true
+  }
+}
 
 /** A folder that is not there lists nothing; any other error is thrown on. */
 const noFolder = (e: unknown): Array<string> => {

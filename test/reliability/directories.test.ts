@@ -5,12 +5,13 @@
  * `...jsonl` cannot pull a `subagents` folder from outside its own; the 100-diagnostic cap holds for
  * diagnostics added from subagent files.
  */
+import { spawnSync } from 'node:child_process'
 import { createReadStream, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { MAX_DIAGNOSTICS, type RunResult } from '../../src/core/RunResult.js'
-import { attachSubagents, subagentFilesOf } from '../../src/node/claudeSubagents.js'
+import { attachSubagents, subagentFilesOf, subagentFilesOfSync } from '../../src/node/claudeSubagents.js'
 import { listLogFiles, listLogPaths } from '../../src/node/files.js'
 import { replayStream } from '../../src/node/replay.js'
 import { runCli } from '../support/cli.js'
@@ -169,6 +170,26 @@ describe('names and overlapping inputs', () => {
 })
 
 describe('Claude Code subagent folders', () => {
+  const claudeParent = [
+    { type: 'user', uuid: 'u1', parentUuid: null, sessionId: 'sess', timestamp: '2025-10-30T12:00:00.000Z', message: { role: 'user', content: 'go' } },
+    {
+      type: 'assistant',
+      uuid: 'a1',
+      parentUuid: 'u1',
+      sessionId: 'sess',
+      timestamp: '2025-10-30T12:00:05.000Z',
+      message: {
+        id: 'm-p',
+        model: 'claude-sonnet',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'ok' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 1, output_tokens: 5 },
+      },
+    },
+  ]
+    .map((x) => `${JSON.stringify(x)}\n`)
+    .join('')
   const subRecord = (agent: string): string =>
     `${JSON.stringify({ parentUuid: null, isSidechain: true, userType: 'external', sessionId: 'sess', agentId: agent, type: 'assistant', uuid: `x-${agent}`, timestamp: '2025-10-30T12:00:01.000Z', message: { id: `m-${agent}`, model: 'claude-sonnet', role: 'assistant', content: [{ type: 'text', text: 'done' }], stop_reason: 'end_turn', usage: { input_tokens: 2, output_tokens: 3 } } })}\n`
 
@@ -194,6 +215,30 @@ describe('Claude Code subagent folders', () => {
       writeFileSync(join(d, 'inner', name), native)
       expect([name, await subagentFilesOf(join(d, 'inner', name))]).toStrictEqual([name, []])
     }
+  })
+
+  // a link to a FIFO was listed like a link to a file, and the read of the session waited forever in its open
+  it('a link in subagents/ to a FIFO, a folder or /dev/zero is no subagent file: the session is read at once', async () => {
+    const d = tmp()
+    const sub = join(d, 'proj', 'sess', 'subagents')
+    mkdirSync(sub, { recursive: true })
+    writeFileSync(join(d, 'proj', 'sess.jsonl'), claudeParent)
+    writeFileSync(join(sub, 'agent-a1.jsonl'), subRecord('a1'))
+    expect(spawnSync('mkfifo', [join(d, 'fifo')]).status).toBe(0)
+    symlinkSync(join(d, 'fifo'), join(sub, 'agent-f.jsonl'))
+    symlinkSync(d, join(sub, 'agent-d.jsonl'))
+    symlinkSync('/dev/zero', join(sub, 'agent-z.jsonl'))
+    symlinkSync(join(d, 'missing'), join(sub, 'agent-m.jsonl'))
+    // the link to nothing stays (it is noted when read); the others are left out, as a FIFO itself would be
+    const listed = [join(sub, 'agent-a1.jsonl'), join(sub, 'agent-m.jsonl')]
+    expect(await subagentFilesOf(join(d, 'proj', 'sess.jsonl'))).toStrictEqual(listed)
+    expect(subagentFilesOfSync(join(d, 'proj', 'sess.jsonl'))).toStrictEqual(listed)
+    const r = await runCli(['replay', '--json', join(d, 'proj', 'sess.jsonl')])
+    const run = JSON.parse(r.stdout) as RunResult
+    expect([r.code, run.children.map((c) => c.sessionId), run.usage.outputTokens]).toStrictEqual([0, ['a1'], 5 + 3])
+    expect(run.diagnostics.map((x) => x.message)).toStrictEqual(['could not read the subagent file agent-m.jsonl'])
+    const s = await runCli(['stats', '--json', join(d, 'proj')], '', { RUN_OUTCOME_CACHE: '0' })
+    expect([s.code, (JSON.parse(s.stdout) as { tokens: { outputTokens: number } }).tokens.outputTokens]).toStrictEqual([0, 8])
   })
 
   it('diagnostics from subagent files keep the 100-diagnostic cap (the rest counted)', async () => {
