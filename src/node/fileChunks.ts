@@ -9,14 +9,20 @@
  * files is no different from one large file — it gives the event loop a turn (`setImmediate`), so signals
  * (Ctrl-C), timers and messages are still served.
  *
- * Only regular files are read this way. Anything else — a FIFO, a character device, a socket, a directory — is
- * read by `createReadStream` as before, and opened only once: opening a FIFO wakes a writer waiting on it, so a
- * probe open then a second one would leave that writer without a reader. (The path is looked at with `stat`
- * first; the open is `O_NONBLOCK`, so a path that turns into a FIFO in between cannot block the thread either.)
+ * Only regular files are read this way. A FIFO (`mkfifo`, or `/dev/stdin` when that is a pipe) is opened once —
+ * opening it wakes a writer waiting on it, so a probe open then a second one would leave that writer without a
+ * reader — and waits for a writer as `cat` does, then is read as a pipe (`net.Socket`, polled by the event loop):
+ * a read waiting on a quiet writer holds no thread-pool thread, and leaving the iteration early (`return()`)
+ * ends it at once — with `createReadStream` the process lived on, after the replay had failed and said so, until
+ * the writer wrote or closed. Anything else — a character device, a socket, a directory — is read by
+ * `createReadStream`. (The path is looked at with `stat` first; the open of a regular file is `O_NONBLOCK`, so a
+ * path that turns into a FIFO in between cannot block the thread either.)
  *
  * @module
  */
-import { closeSync, constants, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs'
+import { closeSync, constants, createReadStream, fstatSync, open, openSync, readSync, statSync } from 'node:fs'
+import { Socket } from 'node:net'
+import type { Readable } from 'node:stream'
 
 /** Options of {@link fileChunks}. @since 0.2.0 */
 export interface FileChunksOptions {
@@ -43,21 +49,50 @@ const turn = (): Promise<void> =>
     }),
   )
 
-const stream = (path: string | Buffer): AsyncIterable<Buffer> => createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>
+/** Opens a FIFO for reading: a bare descriptor (a `FileHandle` would close it again when collected). */
+const openFifo = (path: string | Buffer): Promise<number> =>
+  new Promise((resolve, reject) => open(path, 'r', (e, fd) => (e === null ? resolve(fd) : reject(e))))
 
 /**
  * Reads `path` chunk by chunk; each chunk is a fresh `Buffer` (a caller may keep a view of it). The file is closed
- * when the iteration ends, early (`break`, `return()`) too.
+ * when the iteration ends, early (`break`, `return()`) too; `return()` while a read of a FIFO waits for its writer
+ * ends that read at once (the pending `next()` settles as done).
  *
  * **Throws** (from the iteration, as a stream would emit it) the file system's error: `ENOENT`, `EACCES`, `EISDIR`.
  * @since 0.2.0
  */
-export async function* fileChunks(path: string | Buffer, options: FileChunksOptions = {}): AsyncGenerator<Buffer, void, undefined> {
+export const fileChunks = (path: string | Buffer, options: FileChunksOptions = {}): AsyncGenerator<Buffer, void, undefined> => {
+  // the stream a FIFO or device is read through, once opened: `return()` destroys it first, for a generator's own
+  // return would wait behind the read in flight
+  const held: { stream?: Readable } = {}
+  const chunks = readChunks(path, options, held)
+  const finish = chunks.return.bind(chunks)
+  chunks.return = (value) => {
+    held.stream?.destroy()
+    return finish(value)
+  }
+  return chunks
+}
+
+async function* readChunks(path: string | Buffer, options: FileChunksOptions, held: { stream?: Readable }): AsyncGenerator<Buffer, void, undefined> {
   const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK
   const turnMs = options.turnMs ?? 5
+  const stream = async function* (fifo: boolean): AsyncGenerator<Buffer, void, undefined> {
+    // a FIFO's open waits for a writer (in the thread pool); the socket then owns the descriptor and closes it
+    const s: Readable = fifo ? new Socket({ fd: await openFifo(path), readable: true, writable: false }) : createReadStream(path, { highWaterMark: 256 * 1024 })
+    held.stream = s
+    try {
+      for await (const c of s) yield c as Buffer
+    } catch (e) {
+      // destroyed by `return()` while a read was waiting: the iteration was left, nothing failed
+      if (!s.destroyed || (e as { code?: unknown }).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw e
+    } finally {
+      s.destroy()
+    }
+  }
   const kind = statSync(path, { throwIfNoEntry: false })
   if (kind !== undefined && !kind.isFile()) {
-    yield* stream(path)
+    yield* stream(kind.isFIFO())
     return
   }
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
@@ -72,7 +107,7 @@ export async function* fileChunks(path: string | Buffer, options: FileChunksOpti
     if (!st.isFile()) {
       // replaced by something else since the stat: read as a stream, like anything not a regular file
       close()
-      yield* stream(path)
+      yield* stream(false)
       return
     }
     // a file in the page cache is read at its size (one chunk for most logs); one that grows is read on to its end

@@ -215,9 +215,20 @@ class ReplayInput {
     return p
   }
 
+  /** Ends the source while a read of it is in flight: a stream is destroyed, an iterator told `return()`. */
+  private stopSource(): void {
+    const s = this.source as { destroy?: unknown; return?: unknown }
+    try {
+      if (typeof s.destroy === 'function') s.destroy.call(this.source)
+      else if (typeof s.return === 'function') void (s.return.call(this.source) as Promise<unknown>).catch(() => {})
+    } catch {
+      // a source that fails while closing is closed as far as it can be
+    }
+  }
+
   /**
-   * Closes the source (a file it holds open, a `Readable` destroyed): at once when no read is in flight, else once
-   * that read settles (not waited for). Never rejects.
+   * Closes the source (a file it holds open, a `Readable` destroyed): at once when no read is in flight, else the
+   * source is told to stop now and the rest happens once that read settles (not waited for). Never rejects.
    */
   async close(): Promise<void> {
     try {
@@ -230,7 +241,12 @@ class ReplayInput {
       }
       const closing = this.chunks.return(undefined)
       if (this.reading === 0) await closing
-      else closing.catch(() => {})
+      else {
+        closing.catch(() => {})
+        // that return waits behind the read in flight, which a quiet live input may never answer: the source is
+        // told now (a stream destroyed, a file of `fileChunks` closed, which ends its read)
+        this.stopSource()
+      }
     } catch {
       // a source that fails while closing is closed as far as it can be
     }
@@ -679,7 +695,7 @@ export async function* replayRuns(
  * Closes the input of a {@link replayRuns} loop that was left. With no read in flight the replay has ended (or
  * ends at its gate) and the input is closed before the loop is left. With a read in flight — a live stream or a
  * FIFO that is quiet — waiting for it could wait forever: a stream passed in is destroyed at once (which ends
- * its read), any other iterator is told `return()`, and a file this opened is closed when the read returns.
+ * its read), any other iterator is told `return()`, and a file this opened is closed (a FIFO's read ends).
  */
 const leave = async (
   reading: boolean,
@@ -709,7 +725,8 @@ const leave = async (
     return
   }
   if (opened !== undefined) {
-    void done.then(() => opened.return(undefined)).catch(() => {})
+    // a FIFO's read ends at once (fileChunks' return destroys its socket); a regular file's read is never waiting
+    void opened.return(undefined).catch(() => {})
     return
   }
   destroy()

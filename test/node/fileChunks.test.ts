@@ -70,6 +70,29 @@ describe('fileChunks', () => {
     await new Promise((res) => writer.on('exit', res))
     expect(Buffer.concat(await reading).toString()).toBe('{"a":1}\n')
   })
+
+  // read through createReadStream, the read waited in a thread-pool thread for the writer, and neither return()
+  // nor the process's end could stop it until the writer wrote or closed
+  it('return() while a read of a FIFO waits on a quiet writer ends that read at once', async () => {
+    const d = dir()
+    const fifo = join(d, 'pipe')
+    execFileSync('mkfifo', [fifo])
+    const it = fileChunks(fifo)
+    const first = it.next()
+    const writer = spawn('sh', ['-c', `exec 3>'${fifo}'; printf 'one\\n' >&3; exec sleep 600`], { stdio: 'ignore' })
+    try {
+      expect((await first).value?.toString()).toBe('one\n')
+      const waiting = it.next()
+      const quiet = new Promise<'still waiting'>((resolve) => setTimeout(resolve, 20_000, 'still waiting'))
+      expect(await Promise.race([it.return(undefined), quiet])).toStrictEqual({ done: true, value: undefined })
+      expect(await waiting).toStrictEqual({ done: true, value: undefined })
+      // the writer still holds the FIFO open: nothing but return() ended the read
+      expect(writer.exitCode).toBe(null)
+      expect(await it.next()).toStrictEqual({ done: true, value: undefined })
+    } finally {
+      writer.kill()
+    }
+  })
 })
 
 describe('the replay parses each line once', () => {
