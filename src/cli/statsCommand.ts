@@ -578,6 +578,8 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     const dear = topTable('most expensive runs', agg.mostExpensive, style, home, width)
     if (dear !== '') io.stdout.write(`${dear}\n`)
     for (const p of agg.protocolErrors.slice(0, SKIPPED_NAMED)) io.stderr.write(`run-outcome stats: protocol error: ${forTerminal(p.message)}\n`)
+    if (agg.protocolErrorCount > SKIPPED_NAMED)
+      io.stderr.write(`run-outcome stats: … and ${num(agg.protocolErrorCount - SKIPPED_NAMED)} more stopped at a protocol error (--json lists up to 100)\n`)
     reportSkipped(agg, io, pathNote)
   }
   return code
@@ -657,7 +659,7 @@ const headline = (agg: StatsAggregate, estimate: EstimateSettings, style: Style,
   const notes = [
     ...(agg.skippedCount > 0 ? [`${num(agg.skippedCount)} skipped`] : []),
     ...(agg.filesWithoutRuns > 0 ? [`${num(agg.filesWithoutRuns)} with no run`] : []),
-    ...(agg.protocolErrors.length > 0 ? [`${agg.protocolErrors.length} stopped at a protocol error`] : []),
+    ...(agg.protocolErrorCount > 0 ? [`${num(agg.protocolErrorCount)} stopped at a protocol error`] : []),
   ]
   const first: Array<string> = [
     `${style.bold(`${num(t.runs)} run${t.runs === 1 ? '' : 's'}`)} in ${num(agg.filesRead)} file${agg.filesRead === 1 ? '' : 's'}${notes.length > 0 ? style.dim(` (${notes.join('; ')})`) : ''}`,

@@ -138,6 +138,22 @@ describe('run-outcome stats', () => {
     expect(bad.code).toBe(2)
   })
 
+  // the count came from the list of files named, which stops at 100: 130 such files were reported as 100
+  it('130 files stopped at a protocol error: all counted, 100 named in --json, 5 on stderr and the rest counted', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'run-outcome-stats-'))
+    for (let i = 0; i < 130; i++)
+      writeFileSync(join(d, `bad-${String(i).padStart(3, '0')}.jsonl`), `${JSON.stringify({ type: 'turn/end', sessionId: 's', data: {} })}\n`)
+    const env = { RUN_OUTCOME_CACHE: '0' }
+    const json = await runCli(['stats', '--json', d], '', env)
+    const s = JSON.parse(json.stdout) as { filesRead: number; filesWithProtocolErrors: number; protocolErrors: Array<{ file: string }> }
+    expect([json.code, s.filesRead, s.filesWithProtocolErrors, s.protocolErrors.length]).toStrictEqual([0, 130, 130, 100])
+    const table = await runCli(['stats', d], '', env)
+    expect(table.stdout.split('\n')[0]).toContain('(130 stopped at a protocol error)')
+    const lines = table.stderr.trim().split('\n')
+    expect(lines.filter((l) => l.startsWith('run-outcome stats: protocol error: '))).toHaveLength(5)
+    expect(lines.at(-1)).toBe('run-outcome stats: … and 125 more stopped at a protocol error (--json lists up to 100)')
+  })
+
   it('the table has a cache-write column whose total matches --json; a protocol error is counted in the header', async () => {
     const d = mkdtempSync(join(tmpdir(), 'run-outcome-stats-'))
     writeFileSync(join(d, 'bad.jsonl'), `${JSON.stringify({ type: 'turn/end', sessionId: 's', data: {} })}\n`)

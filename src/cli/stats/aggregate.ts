@@ -161,7 +161,9 @@ export class StatsAggregate {
   readonly excluded = { outsideRange: 0, withoutTime: 0 }
   readonly skipped: Array<{ file: string; why: SkipReason | ListingSkip }> = []
   skippedCount = 0
+  /** The first 100 files that stopped at a protocol error; {@link protocolErrorCount} counts them all. */
   readonly protocolErrors: Array<{ file: string; message: string }> = []
+  protocolErrorCount = 0
   readonly by: GroupBy
   readonly timeZone: string
 
@@ -340,7 +342,10 @@ export class StatsAggregate {
       return
     }
     this.filesRead++
-    if (o.protocolError !== undefined && this.protocolErrors.length < 100) this.protocolErrors.push({ file: o.file, message: o.protocolError })
+    if (o.protocolError !== undefined) {
+      this.protocolErrorCount++
+      if (this.protocolErrors.length < 100) this.protocolErrors.push({ file: o.file, message: o.protocolError })
+    }
     // replay gives an input with no run one unfinished run (SPEC §1); a report over a folder counts such a file
     // apart instead (real homes hold many metadata-only transcripts; as runs they would pull the success rate down)
     if (o.protocolError === undefined && o.runs.length === 1 && holdsNoRun(o.runs[0] as RunRecord)) {
@@ -378,8 +383,9 @@ export class StatsAggregate {
   }
 
   /**
-   * The `--json` document: `{ runs, files, filesRead, filesSkipped, successes, successRate, tokens, cost, …,
-   * byEnding, by, timeZone, groups, unknownCost, slowest, mostExpensive, skipped, protocolErrors }`. `groups` (for
+   * The `--json` document: `{ runs, files, filesRead, filesSkipped, filesWithoutRuns, filesWithProtocolErrors,
+   * successes, successRate, tokens, cost, …, byEnding, by, timeZone, groups, unknownCost, slowest, mostExpensive,
+   * skipped, protocolErrors }`; `skipped` and `protocolErrors` name the first 100 files, the counts count all. `groups` (for
    * every `by` but `ending`) is keyed and ordered as the table; with `breakdown` each group (and each ending of
    * `byEnding`) carries `models`. Costs: `totalUsd` is the known sum (reported + estimated) or `null` when no run
    * has a cost; `complete` is false when some run's cost is unknown.
@@ -434,6 +440,7 @@ export class StatsAggregate {
       filesRead: this.filesRead,
       filesSkipped: this.skippedCount,
       filesWithoutRuns: this.filesWithoutRuns,
+      filesWithProtocolErrors: this.protocolErrorCount,
       ...totals,
       byEnding: Object.fromEntries(byEnding),
       by: this.by,
