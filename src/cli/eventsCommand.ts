@@ -10,7 +10,7 @@ import { dirname } from 'node:path'
 import type { SessionEvent } from '../core/events.js'
 import { isProtocolError } from '../core/ProtocolError.js'
 import { formats } from '../formats/index.js'
-import { subagentFilesOf } from '../node/claudeSubagents.js'
+import { subagentFilesOfSync } from '../node/claudeSubagentFiles.js'
 import { LINE_CAP_TEXT } from '../io/lines.js'
 import { ALREADY_READ, listLogPaths } from '../node/files.js'
 import { FILE_CHUNK_BYTES, ReplayError, replayStream } from '../node/replay.js'
@@ -49,6 +49,15 @@ Examples:
 `
 
 /** The event as a JSON line: the envelope in a fixed order, with the record's line when the event has none. */
+/** A session file's subagent files; none when their folder cannot be listed (the note is only a pointer). */
+const listedSubagents = (file: string): ReadonlyArray<string> => {
+  try {
+    return subagentFilesOfSync(file)
+  } catch {
+    return []
+  }
+}
+
 const lineOf = (ev: SessionEvent, line: number | undefined): string => {
   const out: Record<string, unknown> = { type: ev.type, sessionId: ev.sessionId }
   if (ev.seq !== undefined) out['seq'] = ev.seq
@@ -141,7 +150,8 @@ const eventsOne = async (
     const outcome = await replayStream(source, () => {}, { format, file, onEvent: (ev, line) => io.stdout.write(lineOf(ev, line)) })
     for (const note of outcome.notes) io.stderr.write(`run-outcome events: ${label}: ${forTerminal(note)}\n`)
     if (file !== null && outcome.format === 'claude-code') {
-      const sub = await subagentFilesOf(file).catch(() => [])
+      // listed synchronously, as replay and stats do: a listing through the thread pool costs far more per file
+      const sub = listedSubagents(file)
       if (sub.length > 0)
         io.stderr.write(
           `run-outcome events: ${label}: note: ${sub.length} subagent file${sub.length === 1 ? '' : 's'} beside it (${forTerminal(dirname(sub[0] as string))}) not printed; replay attaches them as children\n`,
