@@ -283,7 +283,9 @@ const skipWhy = (why: SkipReason | ListingSkip): string =>
               ? SKIPPED.brokenLink
               : why === 'folder-again'
                 ? SKIPPED.folderAgain
-                : 'not readable'
+                : why === 'not-regular'
+                  ? SKIPPED.notRegular
+                  : 'not readable'
 
 /** Runs `stats`; returns the exit status. Never throws. @since 0.1.0 */
 export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
@@ -379,9 +381,11 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
         ? 'broken-link'
         : why === SKIPPED.folderAgain
           ? 'folder-again'
-          : why === SKIPPED.unreadableFile || why === SKIPPED.notUtf8
-            ? 'unreadable'
-            : 'unreadable-folder',
+          : why === SKIPPED.notRegular
+            ? 'not-regular'
+            : why === SKIPPED.unreadableFile || why === SKIPPED.notUtf8
+              ? 'unreadable'
+              : 'unreadable-folder',
     )
   }
   // files (`dev:ino`) listed so far: one reached again through another input (`d ./d`, a folder and its parent,

@@ -3,7 +3,8 @@
  *
  * The walk never loses a file silently: symbolic links to files and folders are followed (a folder reached
  * twice — a link loop, or a second link to it — is read once, with a note); a broken link or an unreadable
- * folder is reported to `onSkip`. File names that are not valid UTF-8 are read through `Buffer` paths
+ * folder is reported to `onSkip`, and so is a FIFO, socket or device with a log's name (read alone, it is read;
+ * in a folder it could wait for a writer or never end). File names that are not valid UTF-8 are read through `Buffer` paths
  * ({@link listLogPaths}; {@link listLogFiles}, which returns strings, reports them instead). With a shared
  * `seen` set, a file reached through overlapping inputs (`d` and `./d`, a folder and its parent) is listed once.
  *
@@ -87,6 +88,7 @@ export const SKIPPED = {
   brokenLink: 'a symbolic link to nothing readable',
   unreadableFile: 'cannot read the file',
   notUtf8: 'its name is not valid UTF-8 (not read)',
+  notRegular: 'not a regular file (a FIFO, socket or device; name it by itself to read it)',
 } as const
 
 /** Why a file reached a second time (through `d` and `./d`, a folder and its parent, a second link) is not read again. @since 0.2.0 */
@@ -142,8 +144,8 @@ const child = (d: string | Buffer, name: Buffer): string | Buffer => {
 /**
  * Every log file under `dir`, recursively, in sorted order (`.git` and `node_modules` skipped), without Claude
  * Code subagent files that belong to a parent session inside `dir`, following symbolic links (each folder read
- * once). Unreadable folders, broken links and a folder reached a second time are reported to `onSkip`.
- * Paths whose name is not valid UTF-8 are `Buffer`s. Never rejects.
+ * once). Unreadable folders, broken links, a folder reached a second time and a log's name on something that
+ * is not a regular file (a FIFO) are reported to `onSkip`. Paths whose name is not valid UTF-8 are `Buffer`s. Never rejects.
  * @since 0.2.0
  */
 export const listLogPaths = async (dir: string, onSkip: (path: string, why: string) => void = () => {}, options: ListOptions = {}): Promise<Array<LogPath>> => {
@@ -218,6 +220,9 @@ export const listLogPaths = async (dir: string, onSkip: (path: string, why: stri
           continue
         }
         out.push({ path: text ?? p, label: pLabel })
+      } else if (!isFile && isLogFileName(name)) {
+        // a FIFO would wait for a writer and a device might never end: named, they are read; in a folder, said
+        onSkip(pLabel, SKIPPED.notRegular)
       }
     }
   }

@@ -20,6 +20,32 @@ const native = readFileSync(new URL('../../examples/native/session.jsonl', impor
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'run-outcome-dirs-'))
 
 describe('symbolic links', () => {
+  // they were left out without a word: a FIFO named like a log vanished from `replay DIR` and `stats DIR`
+  it('a FIFO, and a link to a device, named like logs in a folder: noted as not regular files, the rest read', async () => {
+    const d = tmp()
+    writeFileSync(join(d, 'a.jsonl'), native)
+    expect(spawnSync('mkfifo', [join(d, 'b.jsonl')]).status).toBe(0)
+    symlinkSync('/dev/null', join(d, 'c.jsonl'))
+    const skipped: Array<[string, string]> = []
+    expect(await listLogFiles(d, (p, why) => skipped.push([p, why]))).toStrictEqual([join(d, 'a.jsonl')])
+    const why = 'not a regular file (a FIFO, socket or device; name it by itself to read it)'
+    expect(skipped).toStrictEqual([
+      [join(d, 'b.jsonl'), why],
+      [join(d, 'c.jsonl'), why],
+    ])
+    const r = await runCli(['replay', '--json', d])
+    expect(r.stderr).toBe(`run-outcome replay: skipped ${join(d, 'b.jsonl')}: ${why}\nrun-outcome replay: skipped ${join(d, 'c.jsonl')}: ${why}\n`)
+    expect(r.stdout.trim().split('\n').length).toBeGreaterThan(0)
+    const s = JSON.parse((await runCli(['stats', '--json', d], '', { RUN_OUTCOME_CACHE: '0' })).stdout) as { filesRead: number; skipped: unknown }
+    expect([s.filesRead, s.skipped]).toStrictEqual([
+      1,
+      [
+        { file: join(d, 'b.jsonl'), why: 'not-regular' },
+        { file: join(d, 'c.jsonl'), why: 'not-regular' },
+      ],
+    ])
+  })
+
   it('links to files and folders are followed; a loop and a second link to a folder are read once, with a note; a broken link is noted', async () => {
     const d = tmp()
     const real = join(d, 'real')

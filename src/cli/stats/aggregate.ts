@@ -116,10 +116,10 @@ const maxIso = (a: string | null, b: string | null): string | null => (a === nul
 
 /**
  * Why a path met while listing a folder gave no runs: a folder that cannot be read, a symbolic link to nothing,
- * a folder reached a second time (a link loop or a second link to it).
+ * a folder reached a second time (a link loop or a second link to it), a log's name on a FIFO, socket or device.
  * @since 0.2.0
  */
-export type ListingSkip = 'unreadable-folder' | 'broken-link' | 'folder-again'
+export type ListingSkip = 'unreadable-folder' | 'broken-link' | 'folder-again' | 'not-regular'
 
 /** What a session group shows beside its totals. @since 0.2.0 */
 export interface SessionInfo {
