@@ -98,6 +98,13 @@ const noteSkipped = (io: CliIO, options: Options, label: string, why: string): v
   } else options.skips.more++
 }
 
+/** Writes how many skipped files were not named since the last count (`… and N more skipped`), and resets it. */
+const flushMoreSkipped = (io: CliIO, options: Options): void => {
+  if (options.skips.more === 0) return
+  io.stderr.write(`run-outcome replay: … and ${options.skips.more} more skipped\n`)
+  options.skips.more = 0
+}
+
 /** Runs `replay`; returns the exit status. Never throws. @since 0.1.0 */
 export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
   const parsed = parseCommand(
@@ -171,7 +178,7 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
   }
   let code: number = EXIT.ok
   for (const input of inputs) code = worst(code, await replayInput(input, options, io))
-  if (options.skips.more > 0) io.stderr.write(`run-outcome replay: … and ${options.skips.more} more skipped\n`)
+  flushMoreSkipped(io, options)
   // --only that matched nothing says so: an empty output alone reads like nothing was read
   if (options.only.length > 0 && options.tally.runs > 0 && options.tally.printed === 0)
     io.stderr.write(`run-outcome replay: none of the ${options.tally.runs} run(s) read ended ${options.only.join(' or ')} (--only)\n`)
@@ -231,7 +238,9 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
       ),
     )
   if (seen.read === 0) {
-    // every file was skipped: nothing was read, which is an input error, not an empty success
+    // every file was skipped: nothing was read, which is an input error, not an empty success (the skips not
+    // named yet are counted first, so that the count sits with the names it continues)
+    flushMoreSkipped(io, options)
     io.stderr.write(
       `run-outcome replay: none of the ${files.length} file(s) under ${display(input)} could be read as a log; name the format with --format if they are one\n`,
     )
