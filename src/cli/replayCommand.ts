@@ -105,6 +105,23 @@ const flushMoreSkipped = (io: CliIO, options: Options): void => {
   options.skips.more = 0
 }
 
+/**
+ * Whether a run is the placeholder of an input that held no run (SPEC §1: one `unfinished` run): never started, no
+ * turn, tool call, token, model or child (the test `stats` applies to a file's one run record).
+ */
+const holdsNoRun = (r: RunResult): boolean => {
+  const u = r.usage
+  return (
+    r.ending.kind === 'unfinished' &&
+    r.startedAt === null &&
+    r.turns === 0 &&
+    r.toolCalls === 0 &&
+    r.children.length === 0 &&
+    Object.keys(u.byModel).length === 0 &&
+    u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens + u.reasoningTokens === 0
+  )
+}
+
 /** Runs `replay`; returns the exit status. Never throws. @since 0.1.0 */
 export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
   const parsed = parseCommand(
@@ -277,9 +294,32 @@ const replayOne = async (
     else if (options.brief) io.stdout.write(briefLine(r, `${label} #${count}`, style, options.width))
     else io.stdout.write(formatRun(r, `${label} #${count}`, style, options.width))
   }
+  // Across the files of a directory (`seen.records`), a file whose records all repeat those of a file read before
+  // it (a resumed or forked Claude Code session's copy, K15) holds no run of its own: its first run waits for a
+  // second one or for the file's end, so that the placeholder run of such a file is not printed as unfinished.
+  const copiesBefore = seen.records?.copies ?? 0
+  let first: RunResult | undefined
+  const printFirst = (): void => {
+    if (first === undefined) return
+    const r = first
+    first = undefined
+    print(r)
+  }
   const onRun = (r: RunResult): void => {
     if (hasSubagents && r.format === 'claude-code') held.push(r)
-    else print(r)
+    else if (seen.records !== undefined && count === 0 && first === undefined) first = r
+    else {
+      printFirst()
+      print(r)
+    }
+  }
+  /** The file's runs were one placeholder and it held copies: a note instead of the run. */
+  const onlyCopies = (runs: ReadonlyArray<RunResult>): boolean => {
+    if (runs.length !== 1 || (seen.records?.copies ?? 0) === copiesBefore || !holdsNoRun(runs[0] as RunResult)) return false
+    io.stderr.write(
+      `run-outcome replay: ${display(label)}: no run of its own: its records repeat those of a file read before it (a resumed or forked session's copy)\n`,
+    )
+    return true
   }
   try {
     const outcome = await replayStream(source, onRun, {
@@ -290,6 +330,8 @@ const replayOne = async (
       ...(seen.records !== undefined ? { seen: seen.records } : {}),
     })
     seen.read++
+    if (first !== undefined && !onlyCopies([first])) printFirst()
+    first = undefined
     if (held.length > 0 && file !== null) {
       let runs: ReadonlyArray<RunResult> = held
       try {
@@ -297,7 +339,7 @@ const replayOne = async (
       } catch {
         io.stderr.write(`run-outcome replay: ${display(label)}: could not read its subagent files; runs printed without them\n`)
       }
-      for (const r of runs) print(r)
+      if (!onlyCopies(runs)) for (const r of runs) print(r)
     }
     for (const note of outcome.notes) io.stderr.write(`run-outcome replay: ${display(label)}: ${forTerminal(note)}\n`)
     if (outcome.error !== undefined) {
@@ -308,6 +350,8 @@ const replayOne = async (
     }
     return code
   } catch (e) {
+    // a run read before the failure is printed, as it would have been without the wait
+    printFirst()
     if (isProtocolError(e)) {
       seen.read++
       io.stderr.write(`run-outcome replay: protocol error: ${forTerminal(e.message)}\n`)

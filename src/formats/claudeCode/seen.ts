@@ -25,6 +25,7 @@ export const SEEN_CAP = 262_144
 export class SeenRecords {
   private readonly owner = new Map<string, number>()
   private inputs = 0
+  private copyCount = 0
   private readonly cap: number
 
   /** @param cap how many identities to remember at most (default {@link SEEN_CAP}). */
@@ -52,6 +53,19 @@ export class SeenRecords {
       if (oldest.done !== true) this.owner.delete(oldest.value)
     }
     this.owner.set(key, input)
+  }
+
+  /** Counts one record skipped as a copy ({@link copied}), for {@link copies}. */
+  countCopy(): void {
+    this.copyCount++
+  }
+
+  /**
+   * How many records the files of the input skipped as copies so far: a reader of one file at a time compares it
+   * before and after a file to learn whether that file held copies.
+   */
+  get copies(): number {
+    return this.copyCount
   }
 
   /** How many identities are remembered. */

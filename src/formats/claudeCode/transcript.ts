@@ -695,6 +695,7 @@ export const transcriptRecord = (s: TranscriptState, v: Obj, emit: Emit, seen?: 
     return
   }
   if (seen !== undefined && s.seenInput !== null && isCopy(s, v, type, seen)) {
+    seen.countCopy()
     if (s.copies++ === 0) emitDiagnostic(emit, COPIED)
     return
   }
