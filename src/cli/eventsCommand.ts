@@ -133,7 +133,15 @@ const eventsInput = async (input: string, format: string, io: CliIO, seen: Set<s
     return EXIT.usage
   }
   let code: number = EXIT.ok
-  for (const f of files) code = worst(code, await eventsOne(fileChunks(f.path, { chunkBytes: FILE_CHUNK_BYTES }), f.label, f.label, format, io, false))
+  const read = { files: 0 }
+  for (const f of files) code = worst(code, await eventsOne(fileChunks(f.path, { chunkBytes: FILE_CHUNK_BYTES }), f.label, f.label, format, io, false, read))
+  if (read.files === 0) {
+    // every file was skipped: nothing was read, an input error as in replay and stats, not an empty success
+    io.stderr.write(
+      `run-outcome events: none of the ${files.length} file(s) under ${forTerminal(input)} could be read as a log; name the format with --format if they are one\n`,
+    )
+    return worst(code, EXIT.usage)
+  }
   return code
 }
 
@@ -144,10 +152,12 @@ const eventsOne = async (
   format: string,
   io: CliIO,
   named: boolean,
+  read: { files: number } = { files: 0 },
 ): Promise<number> => {
   const label = forTerminal(rawLabel)
   try {
     const outcome = await replayStream(source, () => {}, { format, file, onEvent: (ev, line) => io.stdout.write(lineOf(ev, line)) })
+    read.files++
     for (const note of outcome.notes) io.stderr.write(`run-outcome events: ${label}: ${forTerminal(note)}\n`)
     if (file !== null && outcome.format === 'claude-code') {
       // listed synchronously, as replay and stats do: a listing through the thread pool costs far more per file
@@ -164,6 +174,7 @@ const eventsOne = async (
     return EXIT.ok
   } catch (e) {
     if (isProtocolError(e)) {
+      read.files++
       io.stderr.write(`run-outcome events: protocol error: ${forTerminal(e.message)}\n`)
       return EXIT.protocol
     }
