@@ -13,7 +13,7 @@ import { formats } from '../formats/index.js'
 import { subagentFilesOfSync } from '../node/claudeSubagentFiles.js'
 import { LINE_CAP_TEXT } from '../io/lines.js'
 import { ALREADY_READ, listLogPaths } from '../node/files.js'
-import { FILE_CHUNK_BYTES, ReplayError, replayStream } from '../node/replay.js'
+import { EMPTY_INPUT_NOTE, FILE_CHUNK_BYTES, ReplayError, replayStream } from '../node/replay.js'
 import { checkFormat, parseCommand } from './args.js'
 import { EXIT, safeJson, worst, type CliIO } from './io.js'
 import { forTerminal } from './sanitize.js'
@@ -158,7 +158,11 @@ const eventsOne = async (
   try {
     const outcome = await replayStream(source, () => {}, { format, file, onEvent: (ev, line) => io.stdout.write(lineOf(ev, line)) })
     read.files++
-    for (const note of outcome.notes) io.stderr.write(`run-outcome events: ${label}: ${forTerminal(note)}\n`)
+    // events prints no runs: the empty input's note says what was printed instead
+    for (const note of outcome.notes)
+      io.stderr.write(
+        `run-outcome events: ${label}: ${note === EMPTY_INPUT_NOTE ? 'the input holds no records (empty or blank): no events' : forTerminal(note)}\n`,
+      )
     if (file !== null && outcome.format === 'claude-code') {
       // listed synchronously, as replay and stats do: a listing through the thread pool costs far more per file
       const sub = listedSubagents(file)

@@ -43,6 +43,13 @@ export const MAX_DOCUMENT_VALUES = 2 * MAX_LINE_VALUES
  */
 export const FILE_CHUNK_BYTES = 256 * 1024
 
+/**
+ * The note {@link replayStream} gives (in `ReplayOutcome.notes`) for an input with no non-blank line: it is read as
+ * native and gives one `unfinished` run (SPEC §1). A caller that prints no runs (`events`) words it its own way.
+ * @internal
+ */
+export const EMPTY_INPUT_NOTE = 'the input holds no records (empty or blank): one unfinished run'
+
 const SNIFF_LINES = 20
 const formatNames = (): string => formats.map((f) => f.name).join(', ')
 const SNIFF_BYTES = 256 * 1024
@@ -401,7 +408,7 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
     // an input with no non-blank line yields no run: read it as native, which gives one unfinished run (SPEC §1)
     if (module === undefined && !documentMode && eof && headLines === 0) {
       module = formatByName('native')
-      notes.push('the input holds no records (empty or blank): one unfinished run')
+      notes.push(EMPTY_INPUT_NOTE)
     }
     if (module === undefined && !documentMode) {
       const why = firstOversize ? ` (its first line is over the line cap of ${LINE_CAP_TEXT}, so it was not read)` : ''

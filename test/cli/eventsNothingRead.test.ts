@@ -1,6 +1,6 @@
 /**
- * `events` over a folder that gives nothing, as a new user hit it: a folder none of whose files could be read
- * exited 0 (replay and stats exit 2).
+ * `events` over inputs that give nothing, as a new user hit them: a folder none of whose files could be read exited
+ * 0 (replay and stats exit 2), and an empty input's note spoke of a run that `events` does not print.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -37,5 +37,18 @@ describe('events DIR where nothing could be read', () => {
       .map((l) => (JSON.parse(l) as { type: string }).type)
     expect(types).toContain('turn/end')
     expect(r.stderr).toBe(`run-outcome events: skipped ${join(dir, 'a.json')}: format not recognised\n`)
+  })
+})
+
+describe('events of an empty input', () => {
+  it('notes that it holds no records and that no events follow, not a run', async () => {
+    const r = await runCli(['events', '-'], '')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toBe('run-outcome events: -: the input holds no records (empty or blank): no events\n')
+    // replay keeps its words: it does print that run
+    const replay = await runCli(['replay', '-'], '')
+    expect(replay.stderr).toBe('run-outcome replay: -: the input holds no records (empty or blank): one unfinished run\n')
+    expect(replay.code).toBe(1)
   })
 })
