@@ -75,7 +75,11 @@ export interface ReplayOptions {
   readonly format?: FormatName | 'auto'
   /** The name to put in `RunResult.source.file` and in messages. */
   readonly file?: string | null
-  /** Seed 002's owned interval (native only). */
+  /**
+   * Seed 002's owned interval: only the run that answers this message, from the `agent/inbox/spliced` event that
+   * inserts it to the next root idle. Native logs only: with another format the replay rejects with `ReplayError`
+   * `bad-option`.
+   */
   readonly messageId?: string
   /** Cap for single-document inputs, bytes (default 64 MB): a non-negative number (else `ReplayError` `bad-option`). */
   readonly maxDocumentBytes?: number
@@ -265,7 +269,8 @@ class ReplayInput {
  * before EOF). Resolves with the format read and the `ProtocolError` that stopped a native log, if any.
  *
  * **Rejects with** `ReplayError` (`undetected`, `too-large`, `not-json`, `unknown-format`) when the input cannot
- * be read at all, `bad-option` for a `maxDocumentBytes` that is not a non-negative number (`NaN`, `-1`), or the
+ * be read at all, `bad-option` for a `maxDocumentBytes` that is not a non-negative number (`NaN`, `-1`) or a
+ * `messageId` with an input that is not a native log, or the
  * stream's own error (e.g. `ENOENT`, `EISDIR`), or with what `onRun` threw.
  *
  * The source is the replay's: whenever the replay stops before the source's end (a rejection, a protocol error),
@@ -429,6 +434,13 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
       )
     }
   }
+  // seed 002's owned interval opens at the native `agent/inbox/spliced` event that inserts the message, which no
+  // other format's records state: elsewhere the option could only ever give one empty unfinished run
+  if (options.messageId !== undefined && (documentMode || module?.name !== 'native'))
+    throw new ReplayError(
+      'bad-option',
+      `a message id (--message-id) selects a run of a native log only, and ${fileLabel ?? 'the input'} is ${documentMode || module === undefined ? 'a JSON document' : `a ${module.name} log`}`,
+    )
   if (documentMode) {
     const max = maxDoc
     const parts = head
@@ -599,7 +611,8 @@ export type ReplayRunsOptions = ReplayOptions
  * `undetected` (no format matches its first lines; name one with `format`), `too-large` (a single JSON document
  * over `maxDocumentBytes` or `MAX_DOCUMENT_VALUES`), `not-json` (it starts like a JSON document and is not one),
  * `unknown-format` (an unknown `format` name), `no-translator` (`onEvent` for a format without a translator),
- * `bad-option` (a `maxDocumentBytes` that is not a non-negative number) — or the file system's error (`ENOENT`,
+ * `bad-option` (a `maxDocumentBytes` that is not a non-negative number, a `messageId` with an input that is not a
+ * native log) — or the file system's error (`ENOENT`,
  * `EISDIR`, `EACCES`).
  * @example for await (const run of replayRuns('session.jsonl')) console.log(run.ending.kind) // => answered
  * @since 0.2.0
