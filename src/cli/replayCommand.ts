@@ -98,6 +98,9 @@ const noteSkipped = (io: CliIO, options: Options, label: string, why: string): v
   } else options.skips.more++
 }
 
+/** `text` cut to `max` characters (an ellipsis marks the cut). */
+const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text)
+
 /** Writes how many skipped files were not named since the last count (`… and N more skipped`), and resets it. */
 const flushMoreSkipped = (io: CliIO, options: Options): void => {
   if (options.skips.more === 0) return
@@ -285,6 +288,11 @@ const replayOne = async (
     count++
     options.tally.runs++
     code = worst(code, isSuccess(r.ending, { accept: options.accept }) ? EXIT.ok : EXIT.notSuccess)
+    // --message-id whose message no event inserts: the run is empty, and a note says why (not a silent unfinished)
+    if (options.messageId !== undefined && holdsNoRun(r))
+      io.stderr.write(
+        `run-outcome replay: ${display(label)}: the run of message ${forTerminal(clip(options.messageId, 120))} (--message-id) is empty: no agent/inbox/spliced event inserts it, or nothing followed it\n`,
+      )
     if (options.only.length > 0 && !options.only.includes(r.ending.kind)) return
     options.tally.printed++
     if (options.json)

@@ -1,6 +1,7 @@
 /**
  * `replay --message-id` where it cannot select a run, as a new user hit it: on a Claude Code log (the option reads
- * native logs only) it printed one empty `unfinished` run with nothing on stderr.
+ * native logs only) and on a native log that never inserts the message, it printed one empty `unfinished` run
+ * with nothing on stderr.
  */
 import { createReadStream } from 'node:fs'
 import { describe, expect, it } from 'vitest'
@@ -17,6 +18,18 @@ describe('replay --message-id', () => {
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
     expect(r.stderr).toBe(`run-outcome replay: a message id (--message-id) selects a run of a native log only, and ${file} is a claude-code log\n`)
+  })
+
+  it('on a native log that never inserts the message: the empty run is printed and a note says why', async () => {
+    const r = await runCli(['replay', '--json', '--message-id', 'nope', native])
+    expect(r.code).toBe(1)
+    const run = JSON.parse(r.stdout) as { ending: { kind: string }; turns: number; startedAt: string | null }
+    expect(run.ending.kind).toBe('unfinished')
+    expect(run.turns).toBe(0)
+    expect(run.startedAt).toBeNull()
+    expect(r.stderr).toBe(
+      `run-outcome replay: ${native}: the run of message nope (--message-id) is empty: no agent/inbox/spliced event inserts it, or nothing followed it\n`,
+    )
   })
 
   it('a message the log inserts selects its run, with no note', async () => {
