@@ -213,6 +213,24 @@ export const plainSummary = (r: RunResult, label: string): string => formatRun(r
  * @example briefLine(run, 'examples/claude-code/claude.jsonl #1') // => '✔ answered        75,517 tok   $0.0456      16.8 s  examples/claude-code/claude.jsonl #1'
  * @since 0.2.0
  */
+/**
+ * A `--brief` label (`PATH #n`) too long for `room` columns: the file's name with as many of its folders as fit,
+ * whole, after `…/`; else the name alone; else the name cut from its start (`…`), since the end of a rollout's or
+ * a transcript's name is its id, which tells files apart.
+ */
+const labelWithin = (text: string, room: number): string => {
+  const sep = Math.max(text.lastIndexOf('/'), text.lastIndexOf('\\'))
+  const base = text.slice(sep + 1)
+  let best: string | undefined
+  for (let i = sep; i > 0; i = Math.max(text.lastIndexOf('/', i - 1), text.lastIndexOf('\\', i - 1))) {
+    const tailText = `…${text.slice(i)}`
+    if (textWidth(tailText) > room) break
+    best = tailText
+  }
+  if (best !== undefined) return best
+  return textWidth(base) <= room ? base : cut(base, room, 'start')
+}
+
 export const briefLine = (r: RunResult, label: string, style: Style = makeStyle(false), width?: number): string => {
   const k = r.ending.kind
   const u = r.usage
@@ -222,9 +240,7 @@ export const briefLine = (r: RunResult, label: string, style: Style = makeStyle(
   // the mark is one column wide except ⛔ (blocked), which a terminal draws in two
   const markWidth = k === 'blocked' ? 2 : 1
   const room = width === undefined ? undefined : width - markWidth - 1 - fixed.length
-  // too long: the file's name without its folders first, then cut from the middle
-  const base = text.slice(Math.max(text.lastIndexOf('/'), text.lastIndexOf('\\')) + 1)
-  const shown = room === undefined || textWidth(text) <= room ? text : room < 8 ? '' : cut(base, room, 'middle')
+  const shown = room === undefined || textWidth(text) <= room ? text : room < 8 ? '' : labelWithin(text, room)
   const line =
     shown === ''
       ? `${style.mark(k)} ${style.ending(k, k.padEnd(10))}${fixed.slice(10).trimEnd()}`

@@ -86,15 +86,18 @@ const tail = (s: string, width: number): string => {
 }
 
 /**
- * `s` cut to `width` columns with `…`: from the end (`end`) or from the middle (`middle`: the start and the end
- * stay, so a path keeps its root and its file name).
+ * `s` cut to `width` columns with `…`: from the end (`end`), from the start (`start`: the end stays, so a path keeps
+ * its file name and the folders nearest it) or from the middle (`middle`: the start and the end stay, so a path
+ * keeps its root and its file name).
  * @example cut('~/.claude/projects/-Users-me-app/1af7fc5e.jsonl', 30, 'middle') // => '~/.claude/proj…/1af7fc5e.jsonl'
+ * @example cut('~/.claude/projects/-Users-me-app/1af7fc5e.jsonl', 30, 'start') // => '…/-Users-me-app/1af7fc5e.jsonl'
  * @since 0.2.0
  */
-export const cut = (s: string, width: number, how: 'middle' | 'end' = 'end'): string => {
+export const cut = (s: string, width: number, how: 'middle' | 'end' | 'start' = 'end'): string => {
   if (textWidth(s) <= width) return s
   if (width <= 1) return '…'.slice(0, Math.max(0, width))
   if (how === 'end') return `${head(s, width - 1)}…`
+  if (how === 'start') return `…${tail(s, width - 1)}`
   const right = Math.ceil((width - 1) / 2)
   return `${head(s, width - 1 - right)}…${tail(s, right)}`
 }
