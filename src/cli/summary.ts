@@ -115,14 +115,22 @@ export const durationText = (ms: number | null): string => {
   return m < 60 ? `${m} min ${Math.round((ms % 60_000) / 1000)} s` : `${Math.floor(m / 60)} h ${m % 60} min`
 }
 
-/** `1,234 in · 5,678 cache read · 90 out`. @since 0.1.0 */
+/** `1,234 in · 5,678 cache read · 90 out` (tokens), or `none reported` when the log gave the run no usage. @since 0.1.0 */
 export const tokensText = (r: RunResult): string => {
   const u = r.usage
+  // no usage item at all (every reported one has a byModel entry, `unknown` when it names no model): not zero
+  if (!reportsUsage(r)) return 'none reported'
   const parts = [`${num(u.inputTokens)} in`]
   if (u.cacheReadTokens > 0) parts.push(`${num(u.cacheReadTokens)} cache read`)
   if (u.cacheWriteTokens > 0) parts.push(`${num(u.cacheWriteTokens)} cache write`)
   parts.push(`${num(u.outputTokens)} out${u.reasoningTokens > 0 ? ` (${num(u.reasoningTokens)} reasoning)` : ''}`)
   return parts.join(' · ')
+}
+
+/** Whether the log reported any usage for the run (a usage item, even one of 0 tokens, names its model in `byModel`). */
+const reportsUsage = (r: RunResult): boolean => {
+  for (const _ in r.usage.byModel) return true
+  return false
 }
 
 /** A one-line figure summary (for status lines and the plain fallback). @since 0.1.0 */
@@ -234,7 +242,8 @@ const labelWithin = (text: string, room: number): string => {
 export const briefLine = (r: RunResult, label: string, style: Style = makeStyle(false), width?: number): string => {
   const k = r.ending.kind
   const u = r.usage
-  const tokens = `${num(u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens).padStart(11)} tok`
+  // a run whose log reported no usage shows a dash, not 0 tokens
+  const tokens = reportsUsage(r) ? `${num(u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens).padStart(11)} tok` : '—'.padStart(15)
   const fixed = `${k.padEnd(10)}  ${tokens}  ${shortCost(r).padStart(9)}  ${durationText(r.durationMs).padStart(11)}  `
   const text = forTerminal(label)
   // the mark is one column wide except ⛔ (blocked), which a terminal draws in two

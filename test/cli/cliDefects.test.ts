@@ -96,7 +96,8 @@ describe('replay --brief and --only', () => {
         `✔ answered         75,517 tok    $0.0456       16.8 s  ${fx('claude-code-stream-json/claude.jsonl')} #1`,
         `✔ answered        138,076 tok   ~$0.0763   3 min 53 s  ${rollout} #1`,
         `✔ answered         16,181 tok   ~$0.0234       16.3 s  ${rollout} #2`,
-        `✖ failed                0 tok          —            —  ${fx('codex-exec-json/codex-error.jsonl')} #1`,
+        // its log reports no usage: a dash, not 0 tokens
+        `✖ failed                    —          —            —  ${fx('codex-exec-json/codex-error.jsonl')} #1`,
         '',
       ].join('\n'),
     )
