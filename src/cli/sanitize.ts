@@ -28,12 +28,15 @@ const shown = (c: string): string => {
  */
 export const forTerminal = (s: string): string => s.replace(UNSAFE, shown)
 
-const C1 = /[\u0080-\u009f\u2028\u2029]/g
-const HAS_C1 = /[\u0080-\u009f\u2028\u2029]/
+// what JSON.stringify leaves raw of UNSAFE: DEL, C1 controls, bidi controls, line/paragraph separators
+const C1 = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+const HAS_C1 = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
 
 /**
- * JSON text with the characters `JSON.stringify` leaves raw but a terminal interprets (C1 controls, U+2028/2029)
- * written as `\u` escapes: the same JSON value, safe to print. (C0 controls are escaped by JSON itself.)
+ * JSON text with the characters `JSON.stringify` leaves raw but a terminal interprets (DEL, C1 controls, the bidi
+ * marks, embeddings, overrides and isolates U+200E/F, U+202A–202E, U+2066–2069, and U+2028/2029) written as `\u`
+ * escapes: the same JSON value, safe to print. (C0 controls are escaped by JSON itself.) Such characters occur only
+ * inside JSON strings, where `\u` escapes stand for them.
  * @since 0.2.0
  */
 export const escapeC1 = (json: string): string => (HAS_C1.test(json) ? json.replace(C1, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json)

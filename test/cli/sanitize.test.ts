@@ -29,4 +29,18 @@ describe('escapeC1 / safeJson', () => {
     expect(escapeC1('"\u0085"')).toBe('"\\u0085"')
     expect(escapeC1('"\u0085"')).toBe('"\\u0085"')
   })
+
+  it('escapes the bidi controls and DEL too, which reorder or hide what a terminal shows (the hostile-input trial found them raw)', () => {
+    const v = { model: 'safe\u202egnp.exe', a: '\u200e\u200f\u202a\u202b\u202c\u202d\u2066\u2067\u2068\u2069\u007f', ok: 'é — ✔ \u2027\u2030' }
+    const text = safeJson(v)
+    expect(text).toBe(
+      '{"model":"safe\\u202egnp.exe","a":"\\u200e\\u200f\\u202a\\u202b\\u202c\\u202d\\u2066\\u2067\\u2068\\u2069\\u007f","ok":"é — ✔ \u2027\u2030"}',
+    )
+    expect(JSON.parse(text)).toStrictEqual(v)
+    // the same set forTerminal escapes, beyond C0 (which JSON escapes itself)
+    for (let c = 0x7f; c <= 0x206f; c++) {
+      const ch = String.fromCharCode(c)
+      expect(escapeC1(JSON.stringify(ch)) !== JSON.stringify(ch)).toBe(forTerminal(ch) !== ch)
+    }
+  })
 })
