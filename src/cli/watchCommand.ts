@@ -379,9 +379,11 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     io.stderr.write(`run-outcome watch: ${forTerminal(message)}\n`)
   }
   let closeStream: (() => void) | undefined
+  /** The replay has ended (whatever way): a followed file stops being polled. */
+  let finished = false
   let raw: AsyncIterable<Uint8Array | string>
   try {
-    if (kind === 'file') raw = follow(input, pollMs, () => interrupted, wake, noteLine)
+    if (kind === 'file') raw = follow(input, pollMs, () => interrupted || finished, wake, noteLine)
     else if (kind === 'fifo' || kind === 'stream') {
       const s = await streamOf(input, kind === 'fifo')
       raw = s.source
@@ -438,6 +440,10 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     noteLine(`${kind === 'stdin' ? 'standard input' : input}: ${readFailure(e)}`)
     return worst(code, EXIT.usage)
   } finally {
+    // a followed file's poll ends too (after a protocol error the replay stops reading while a poll waits, and a
+    // generator's return() would wait for a next yield that a file no longer growing never reaches)
+    finished = true
+    wake.resolve?.()
     clearInterval(timer)
     // the status line never stays on screen, however watch ends
     clearStatus()
