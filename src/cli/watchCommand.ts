@@ -178,7 +178,7 @@ const streamOf = async (path: string, fifo: boolean): Promise<{ readonly source:
  */
 const stoppable = (
   source: AsyncIterable<Uint8Array | string>,
-): { iterable: AsyncIterable<Uint8Array | string>; stop: () => void; readonly failure: () => unknown } => {
+): { iterable: AsyncIterable<Uint8Array | string>; stop: () => void; readonly failure: () => unknown; readonly stopRequested: () => boolean } => {
   let stopNow: (() => void) | null = null
   let stopped = false
   let failure: unknown
@@ -231,8 +231,75 @@ const stoppable = (
       stopNow = null
     },
     failure: () => failure,
+    stopRequested: () => stopRequested,
   }
 }
+
+/** The longest start of a line {@link wholeLines} holds back (bytes); a longer one passes on as it comes. */
+const HOLD_MAX = 1024 * 1024
+
+/**
+ * The chunks of `source` cut after their last newline: the start of a line still being written is held back and
+ * put before the next chunk, so a watch stopped between two reads (Ctrl-C, its reader gone) leaves a line it has
+ * only half read unread, instead of reading it as a last line cut off (a false diagnostic). At the input's own end
+ * what is held is passed on (a last line without a newline is read as one); when `stopped()` it is dropped. A line
+ * start over {@link HOLD_MAX} passes on as it comes (memory stays bounded; the line cap applies downstream), and
+ * so does a gzip input (its bytes hold no lines; the replay inflates them).
+ * `return()` is passed on at once, never queued behind a pending read.
+ */
+const wholeLines = (source: AsyncIterable<Uint8Array | string>, stopped: () => boolean): AsyncIterable<Uint8Array> => ({
+  [Symbol.asyncIterator]: () => {
+    const it = source[Symbol.asyncIterator]()
+    let carry: Buffer | null = null
+    let passing = false
+    let ended = false
+    /** The input is gzip (its first byte is the magic's 0x1f): decided at the first bytes. */
+    let gzip: boolean | undefined
+    const done: IteratorResult<Uint8Array> = { done: true, value: undefined }
+    const next = async (): Promise<IteratorResult<Uint8Array>> => {
+      while (!ended) {
+        const r = await it.next()
+        if (r.done === true) {
+          ended = true
+          break
+        }
+        const c = r.value
+        let chunk = typeof c === 'string' ? Buffer.from(c) : Buffer.from(c.buffer, c.byteOffset, c.byteLength)
+        // gzip bytes (the replay inflates them) have no lines to keep whole: they pass on as they come
+        if (gzip === undefined && chunk.length > 0) gzip = chunk[0] === 0x1f
+        if (gzip === true) return { done: false, value: chunk }
+        if (carry !== null) {
+          chunk = Buffer.concat([carry, chunk])
+          carry = null
+        }
+        const nl = chunk.lastIndexOf(10)
+        if (nl === -1) {
+          if (passing || chunk.length > HOLD_MAX) {
+            passing = true
+            return { done: false, value: chunk }
+          }
+          carry = chunk
+          continue
+        }
+        passing = false
+        if (nl + 1 < chunk.length) carry = Buffer.from(chunk.subarray(nl + 1))
+        return { done: false, value: nl + 1 === chunk.length ? chunk : chunk.subarray(0, nl + 1) }
+      }
+      const rest = carry
+      carry = null
+      return rest !== null && !stopped() ? { done: false, value: rest } : done
+    }
+    return {
+      next,
+      return: async () => {
+        ended = true
+        carry = null
+        await it.return?.()
+        return done
+      },
+    }
+  },
+})
 
 /** Why reading failed, in words (never an echo of input). */
 const readFailure = (e: unknown): string => {
@@ -408,7 +475,7 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   const unhook = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => io.onSignal?.(sig, onStop))
 
   try {
-    const outcome = await replayStream(source.iterable, print, {
+    const outcome = await replayStream(wholeLines(source.iterable, source.stopRequested), print, {
       format,
       file: kind === 'stdin' ? null : input,
       live: true,

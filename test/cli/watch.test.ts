@@ -74,6 +74,29 @@ describe('run-outcome watch', () => {
     expect(r.response).toBeNull()
   })
 
+  it('Ctrl-C while a line is half written leaves that line unread: no note of a last line cut off', async () => {
+    const { child, out, exited } = start()
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString()
+    })
+    child.stdin.write(`${lines.slice(0, 13).join('\n')}\n`)
+    const deadline = Date.now() + 15_000
+    while (out.length === 0 && Date.now() < deadline) await sleep(25)
+    expect(out).toHaveLength(1)
+    // lines 14–16, then the first half of line 17 (the writer is still writing it)
+    const next = lines[16] as string
+    child.stdin.write(`${lines.slice(13, 16).join('\n')}\n${next.slice(0, Math.floor(next.length / 2))}`)
+    await sleep(500)
+    child.kill('SIGINT')
+    expect(await exited).toBe(1)
+    const r = JSON.parse(out[1]?.line ?? '{}')
+    expect(r.ending).toStrictEqual({ kind: 'unfinished', lastEventType: 'assistant/message' })
+    expect(r.source.lastLine).toBe(16)
+    expect(r.diagnostics).toStrictEqual([])
+    expect(stderr).not.toContain('cut off')
+  })
+
   const waitForLines = async (out: ReadonlyArray<unknown>, n: number): Promise<void> => {
     for (const deadline = Date.now() + 15_000; out.length < n && Date.now() < deadline; ) await sleep(25)
   }
