@@ -48,7 +48,10 @@ input pauses (${QUIET_MS} ms on a pipe, that plus two --poll intervals on a foll
 records of it that come later are noted on stderr. Logs that write no ending record per run
 (Claude Code transcripts, Codex 0.40 rollouts) show each run when the next prompt starts,
 since only then is its ending known. A followed file that is truncated or replaced is read
-again from its start; one that is removed is waited for; one replaced by a directory ends
+again from its start as a new input (the old content's open run is printed first, as
+replay would print it; the new content's lines count from 1); one that is removed is
+waited for; one
+replaced by a directory ends
 watch (the open run is printed, exit 2). A line over ${LINE_CAP_TEXT} is skipped
 with a note naming its line and size.
 
@@ -87,10 +90,48 @@ class NotAFile extends Error {
   override readonly name = 'NotAFile'
 }
 
+/** What {@link follow} yields between a file's old content and its new one (compared by identity). */
+const RESET: Buffer = Buffer.alloc(0)
+
+/**
+ * One generation of a followed file: the chunks of `source` up to the next {@link RESET} (then `reset()` is true)
+ * or its end. Each generation is replayed as an input of its own, so a file truncated or replaced and written
+ * again starts from fresh state (its seqs, lines and runs are its own). `return()` is passed on to `source` only
+ * when the generation did not end at a reset (the replay stopped early: nothing more is read).
+ */
+const generation = (source: AsyncIterator<Uint8Array | string>): { iterable: AsyncIterable<Uint8Array | string>; reset: () => boolean } => {
+  let reset = false
+  let ended = false
+  const done: IteratorResult<Uint8Array | string> = { done: true, value: undefined }
+  return {
+    iterable: {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => {
+          if (ended) return done
+          const r = await source.next()
+          if (r.done === true || r.value === RESET) {
+            ended = true
+            reset = r.done !== true
+            return done
+          }
+          return r
+        },
+        return: async () => {
+          ended = true
+          if (!reset) await source.return?.()
+          return done
+        },
+      }),
+    },
+    reset: () => reset,
+  }
+}
+
 /**
  * Follows a growing file like `tail -F`: yields new bytes as they are appended, until `stopped()` says so.
  * A file truncated in place, or replaced by another (a new inode under the same path, as a write-then-rename
- * does), is read again from its start; a removed file is waited for. Each such event is reported to `onNote`.
+ * does), is read again from its start, after {@link RESET} (the new content is a new input); a removed file is
+ * waited for. Each such event is reported to `onNote`.
  * A path replaced by something that is not a regular file (a directory) ends the iteration with `NotAFile`.
  */
 async function* follow(
@@ -130,12 +171,14 @@ async function* follow(
           position = 0
           missing = false
           onNote(`${display(path)} was replaced by a new file; reading it from its start`)
+          yield RESET
           continue
         }
       } else if (now.size < position) {
         position = 0
         missing = false
         onNote(`${display(path)} was truncated; reading it again from its start`)
+        yield RESET
         continue
       }
       await new Promise<void>((resolve) => {
@@ -475,22 +518,29 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   const unhook = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => io.onSignal?.(sig, onStop))
 
   try {
-    const outcome = await replayStream(wholeLines(source.iterable, source.stopRequested), print, {
-      format,
-      file: kind === 'stdin' ? null : input,
-      live: true,
-      ...(estimate !== undefined ? { estimate } : {}),
-      // a followed file arrives at poll ticks: a pause must outlast the poll interval to be one
-      quietMs: kind === 'file' ? QUIET_MS + 2 * pollMs : QUIET_MS,
-      note: (line, message) => noteLine(`${line !== undefined ? `line ${line}: ` : ''}${message}`),
-      onReader: (r) => {
-        reader = r
-      },
-    })
-    for (const n of outcome.notes) noteLine(n)
-    if (outcome.error !== undefined) {
-      noteLine(`protocol error: ${outcome.error.message}`)
-      return EXIT.protocol
+    // one replay per generation of the input: a followed file truncated or replaced starts a new one
+    const shared = source.iterable[Symbol.asyncIterator]()
+    for (;;) {
+      const gen = generation(shared)
+      const outcome = await replayStream(wholeLines(gen.iterable, source.stopRequested), print, {
+        format,
+        file: kind === 'stdin' ? null : input,
+        live: true,
+        ...(estimate !== undefined ? { estimate } : {}),
+        // a followed file arrives at poll ticks: a pause must outlast the poll interval to be one
+        quietMs: kind === 'file' ? QUIET_MS + 2 * pollMs : QUIET_MS,
+        note: (line, message) => noteLine(`${line !== undefined ? `line ${line}: ` : ''}${message}`),
+        onReader: (r) => {
+          reader = r
+        },
+      })
+      for (const n of outcome.notes) noteLine(n)
+      if (outcome.error !== undefined) {
+        noteLine(`protocol error: ${outcome.error.message}`)
+        return EXIT.protocol
+      }
+      if (!gen.reset() || interrupted) break
+      reader = undefined
     }
     const failure = source.failure()
     if (failure !== undefined) {

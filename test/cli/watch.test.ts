@@ -152,6 +152,54 @@ describe('run-outcome watch', () => {
     expect(stderr).toContain(`run-outcome watch: ${f} was replaced by a new file; reading it from its start`)
   })
 
+  it('a followed file truncated and written again is a new input: fresh seqs, lines from 1, its own runs', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'run-outcome-watch-'))
+    const f = join(d, 'live.jsonl')
+    const log = (reason: unknown): string =>
+      `${[
+        JSON.stringify({ type: 'turn/start', sessionId: 's', seq: 0, data: { turn: 1 } }),
+        JSON.stringify({ type: 'turn/end', sessionId: 's', seq: 1, data: { turn: 1, reason } }),
+        JSON.stringify({ type: 'session/status', sessionId: 's', seq: 2, data: { status: 'idle' } }),
+      ].join('\n')}\n`
+    writeFileSync(f, log({ kind: 'completed' }))
+    const child = spawn(process.execPath, [binPath, 'watch', '--json', '--poll', '50', f], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    })
+    const out: Array<string> = []
+    let stderr = ''
+    child.stdout.on('data', (b: Buffer) =>
+      out.push(
+        ...b
+          .toString()
+          .split('\n')
+          .filter((l) => l !== ''),
+      ),
+    )
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString()
+    })
+    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)))
+    await waitForLines(out, 1)
+    // truncated, seen truncated (a poll or more), then the same session's seqs again, ending in an error
+    writeFileSync(f, '')
+    for (const deadline = Date.now() + 15_000; !stderr.includes('was truncated') && Date.now() < deadline; ) await sleep(25)
+    writeFileSync(f, log({ kind: 'error', error: { message: 'boom' } }))
+    await waitForLines(out, 2)
+    child.kill('SIGINT')
+    expect(await exited).toBe(1)
+    const runs = out.map((l) => JSON.parse(l) as { ending: unknown; source: { firstLine: number; lastLine: number }; diagnostics: Array<unknown> })
+    expect(runs.map((r) => r.ending)).toStrictEqual([{ kind: 'answered' }, { kind: 'failed', error: { message: 'boom' }, reason: 'error' }])
+    expect(runs.map((r) => [r.source.firstLine, r.source.lastLine])).toStrictEqual([
+      [1, 3],
+      [1, 3],
+    ])
+    expect(runs[1]?.diagnostics).toStrictEqual([])
+    expect(stderr).toContain(`run-outcome watch: ${f} was truncated; reading it again from its start`)
+    expect(stderr).not.toContain('repeated delivery')
+  })
+
   it('Claude Code stream-json: the run is printed at its first result; a late duplicate result goes to stderr', async () => {
     const claude = readFileSync(new URL('../../examples/claude-code/claude.jsonl', import.meta.url), 'utf8')
       .trim()
