@@ -11,6 +11,7 @@ import type { RunResult } from '../core/RunResult.js'
 import { SeenRecords } from '../formats/claudeCode/seen.js'
 import { formats } from '../formats/index.js'
 import { attachSubagents, hasSubagentFilesSync } from '../node/claudeSubagents.js'
+import { skippedSubagentEntriesSync } from '../node/claudeSubagentFiles.js'
 import { LINE_CAP_TEXT } from '../io/lines.js'
 import { ALREADY_READ, listLogPaths } from '../node/files.js'
 import { FILE_CHUNK_BYTES, ReplayError, replayStream } from '../node/replay.js'
@@ -350,6 +351,10 @@ const replayOne = async (
       if (!onlyCopies(runs)) for (const r of runs) print(r)
     }
     for (const note of outcome.notes) io.stderr.write(`run-outcome replay: ${display(label)}: ${forTerminal(note)}\n`)
+    // a session named on its own: subagent entries that cannot be read are named (a folder replay's listing does it)
+    if (named && file !== null && outcome.format === 'claude-code')
+      for (const p of skippedSubagentEntriesSync(file))
+        io.stderr.write(`run-outcome replay: ${display(label)}: skipped its subagent entry ${display(p)}: not a regular file\n`)
     if (outcome.error !== undefined) {
       const e = outcome.error
       io.stderr.write(`run-outcome replay: protocol error: ${forTerminal(e.message)}\n`)

@@ -64,6 +64,29 @@ export const hasSubagentFilesSync = (sessionFile: string): boolean => {
 }
 
 /**
+ * The entries of a session's subagent folder that are named like subagent files but are left out of
+ * {@link subagentFilesOfSync} (a FIFO, a socket, a device, a folder, or a link to one), as full paths in name
+ * order, so that a caller replaying the session by name can say so (a folder replay notes them from its own
+ * listing). `[]` when the folder is missing or cannot be listed. Never throws.
+ * @since 0.2.0
+ */
+export const skippedSubagentEntriesSync = (sessionFile: string): Array<string> => {
+  const dir = subagentDirOf(sessionFile)
+  if (dir === undefined || statSync(dirname(dir), { throwIfNoEntry: false }) === undefined) return []
+  try {
+    const entries = readdirSync(dir, { withFileTypes: true })
+    const kept = new Set(subagentNames(dir, entries))
+    return entries
+      .filter((e) => SESSION_EXT.test(e.name))
+      .map((e) => join(dir, e.name))
+      .filter((p) => !kept.has(p))
+      .sort()
+  } catch {
+    return []
+  }
+}
+
+/**
  * `<dir>/<session>/subagents` of a session file, or `undefined` for a name that names no session folder (`.jsonl`,
  * `..jsonl`: `..` would reach outside).
  * @since 0.2.0
