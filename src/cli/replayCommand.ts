@@ -22,7 +22,7 @@ import { estimatorOf, PRICE_PACKAGE, priceDataOf } from '../prices/genaiPrices.j
 import { escapeC1, forTerminal } from './sanitize.js'
 import { estimateSettings, SKIPPED_NAMED } from './estimates.js'
 import { colorEnabled, makeStyle } from './style.js'
-import { briefLine, formatRun } from './summary.js'
+import { briefLine, formatRun, oneLine } from './summary.js'
 import { fitHelp, helpWidth } from './helpText.js'
 
 /** Help text of `replay`. @since 0.1.0 */
@@ -98,9 +98,6 @@ const noteSkipped = (io: CliIO, options: Options, label: string, why: string): v
     io.stderr.write(`run-outcome replay: skipped ${display(label)}: ${why}\n`)
   } else options.skips.more++
 }
-
-/** `text` cut to `max` characters (an ellipsis marks the cut). */
-const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text)
 
 /** Writes how many skipped files were not named since the last count (`… and N more skipped`), and resets it. */
 const flushMoreSkipped = (io: CliIO, options: Options): void => {
@@ -292,7 +289,7 @@ const replayOne = async (
     // --message-id whose message no event inserts: the run is empty, and a note says why (not a silent unfinished)
     if (options.messageId !== undefined && holdsNoRun(r))
       io.stderr.write(
-        `run-outcome replay: ${display(label)}: the run of message ${forTerminal(clip(options.messageId, 120))} (--message-id) is empty: no agent/inbox/spliced event inserts it, or nothing followed it\n`,
+        `run-outcome replay: ${display(label)}: the run of message ${oneLine(options.messageId, 120)} (--message-id) is empty: no agent/inbox/spliced event inserts it, or nothing followed it\n`,
       )
     if (options.only.length > 0 && !options.only.includes(r.ending.kind)) return
     options.tally.printed++

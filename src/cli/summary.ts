@@ -214,14 +214,6 @@ export const formatRun = (r: RunResult, label: string, style: Style = makeStyle(
 export const plainSummary = (r: RunResult, label: string): string => formatRun(r, label)
 
 /**
- * One line per run for `replay --brief`: mark and ending kind, total tokens (every bucket: input, cache read,
- * cache write, output), cost (`~` estimated, `—` unknown), duration, then the run's label (`file #n`): when
- * `width` (terminal columns) is given and the label does not fit, the file's name without its folders, cut from the
- * middle, so the line never wraps.
- * @example briefLine(run, 'examples/claude-code/claude.jsonl #1') // => '✔ answered        75,517 tok   $0.0456      16.8 s  examples/claude-code/claude.jsonl #1'
- * @since 0.2.0
- */
-/**
  * A `--brief` label (`PATH #n`) too long for `room` columns: the file's name with as many of its folders as fit,
  * whole, after `…/`; else the name alone; else the name cut from its start (`…`), since the end of a rollout's or
  * a transcript's name is its id, which tells files apart.
@@ -239,6 +231,14 @@ const labelWithin = (text: string, room: number): string => {
   return textWidth(base) <= room ? base : cut(base, room, 'start')
 }
 
+/**
+ * One line per run for `replay --brief`: mark and ending kind, total tokens (every bucket: input, cache read,
+ * cache write, output), cost (`~` estimated, `—` unknown), duration, then the run's label (`file #n`): when
+ * `width` (terminal columns) is given and the label does not fit, the file's name without its folders, cut from the
+ * middle, so the line never wraps.
+ * @example briefLine(run, 'examples/claude-code/claude.jsonl #1') // => '✔ answered        75,517 tok   $0.0456      16.8 s  examples/claude-code/claude.jsonl #1'
+ * @since 0.2.0
+ */
 export const briefLine = (r: RunResult, label: string, style: Style = makeStyle(false), width?: number): string => {
   const k = r.ending.kind
   const u = r.usage

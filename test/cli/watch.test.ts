@@ -33,6 +33,30 @@ const start = () => {
   return { child, out, exited }
 }
 
+/** `watch --json --poll 50 FILE` as a process: its JSON lines as they come, and its stderr so far. */
+const followFile = (f: string) => {
+  const child = spawn(process.execPath, [binPath, 'watch', '--json', '--poll', '50', f], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  })
+  const out: Array<string> = []
+  let err = ''
+  child.stdout.on('data', (b: Buffer) =>
+    out.push(
+      ...b
+        .toString()
+        .split('\n')
+        .filter((l) => l !== ''),
+    ),
+  )
+  child.stderr.on('data', (b: Buffer) => {
+    err += b.toString()
+  })
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)))
+  return { child, out, stderr: () => err, exited }
+}
+
 describe('run-outcome watch', () => {
   it('prints each run as it ends, before the pipe closes', async () => {
     const { child, out, exited } = start()
@@ -122,25 +146,7 @@ describe('run-outcome watch', () => {
     const d = mkdtempSync(join(tmpdir(), 'run-outcome-watch-'))
     const f = join(d, 'live.jsonl')
     writeFileSync(f, `${lines.slice(0, 13).join('\n')}\n`)
-    const child = spawn(process.execPath, [binPath, 'watch', '--json', '--poll', '50', f], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
-    })
-    const out: Array<string> = []
-    let stderr = ''
-    child.stdout.on('data', (b: Buffer) =>
-      out.push(
-        ...b
-          .toString()
-          .split('\n')
-          .filter((l) => l !== ''),
-      ),
-    )
-    child.stderr.on('data', (b: Buffer) => {
-      stderr += b.toString()
-    })
-    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)))
+    const { child, out, stderr, exited } = followFile(f)
     await waitForLines(out, 1)
     writeFileSync(join(d, 'new.tmp'), `${lines.slice(13).join('\n')}\n`)
     renameSync(join(d, 'new.tmp'), f)
@@ -149,7 +155,7 @@ describe('run-outcome watch', () => {
     child.kill('SIGINT')
     expect(await exited).toBe(1)
     expect(out.map((l) => JSON.parse(l).ending.kind)).toStrictEqual(['answered', 'cut_off'])
-    expect(stderr).toContain(`run-outcome watch: ${f} was replaced by a new file; reading it from its start`)
+    expect(stderr()).toContain(`run-outcome watch: ${f} was replaced by a new file; reading it from its start`)
   })
 
   it('a followed file truncated and written again is a new input: fresh seqs, lines from 1, its own runs', async () => {
@@ -162,29 +168,11 @@ describe('run-outcome watch', () => {
         JSON.stringify({ type: 'session/status', sessionId: 's', seq: 2, data: { status: 'idle' } }),
       ].join('\n')}\n`
     writeFileSync(f, log({ kind: 'completed' }))
-    const child = spawn(process.execPath, [binPath, 'watch', '--json', '--poll', '50', f], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
-    })
-    const out: Array<string> = []
-    let stderr = ''
-    child.stdout.on('data', (b: Buffer) =>
-      out.push(
-        ...b
-          .toString()
-          .split('\n')
-          .filter((l) => l !== ''),
-      ),
-    )
-    child.stderr.on('data', (b: Buffer) => {
-      stderr += b.toString()
-    })
-    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)))
+    const { child, out, stderr, exited } = followFile(f)
     await waitForLines(out, 1)
     // truncated, seen truncated (a poll or more), then the same session's seqs again, ending in an error
     writeFileSync(f, '')
-    for (const deadline = Date.now() + 15_000; !stderr.includes('was truncated') && Date.now() < deadline; ) await sleep(25)
+    for (const deadline = Date.now() + 15_000; !stderr().includes('was truncated') && Date.now() < deadline; ) await sleep(25)
     writeFileSync(f, log({ kind: 'error', error: { message: 'boom' } }))
     await waitForLines(out, 2)
     child.kill('SIGINT')
@@ -196,8 +184,8 @@ describe('run-outcome watch', () => {
       [1, 3],
     ])
     expect(runs[1]?.diagnostics).toStrictEqual([])
-    expect(stderr).toContain(`run-outcome watch: ${f} was truncated; reading it again from its start`)
-    expect(stderr).not.toContain('repeated delivery')
+    expect(stderr()).toContain(`run-outcome watch: ${f} was truncated; reading it again from its start`)
+    expect(stderr()).not.toContain('repeated delivery')
   })
 
   it('Claude Code stream-json: the run is printed at its first result; a late duplicate result goes to stderr', async () => {
