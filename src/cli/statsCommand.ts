@@ -584,6 +584,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     for (const p of agg.protocolErrors.slice(0, SKIPPED_NAMED)) io.stderr.write(`run-outcome stats: protocol error: ${forTerminal(p.message)}\n`)
     if (agg.protocolErrorCount > SKIPPED_NAMED)
       io.stderr.write(`run-outcome stats: … and ${num(agg.protocolErrorCount - SKIPPED_NAMED)} more stopped at a protocol error (--json lists up to 100)\n`)
+    reportNotes(agg, io, pathNote)
     reportSkipped(agg, io, pathNote)
   }
   return code
@@ -620,6 +621,15 @@ const placeLine = (h: LogHome, files: number, home: string): string => {
       ? `${forTerminal(tilde(h.path, home))} (${h.folders.length} chats folder${h.folders.length === 1 ? '' : 's'})`
       : forTerminal(tilde(h.path, home))
   return `  ${h.tool.padEnd(11)} ${where}: ${num(files)} file${files === 1 ? '' : 's'}\n`
+}
+
+/**
+ * Prints the first {@link SKIPPED_NAMED} notes of the files read on stderr (as `replay` prints them: what was not
+ * read of a file whose runs are counted), then counts the rest.
+ */
+const reportNotes = (agg: StatsAggregate, io: CliIO, pathNote: (prefix: string, p: string, suffix: string) => string): void => {
+  for (const n of agg.notes.slice(0, SKIPPED_NAMED)) io.stderr.write(pathNote('run-outcome stats: ', n.file, `: ${forTerminal(n.message)}`))
+  if (agg.noteCount > SKIPPED_NAMED) io.stderr.write(`run-outcome stats: … and ${num(agg.noteCount - SKIPPED_NAMED)} more notes (--json lists up to 100)\n`)
 }
 
 /** Names the first {@link SKIPPED_NAMED} skipped files on stderr, then counts the rest. */
@@ -664,6 +674,7 @@ const headline = (agg: StatsAggregate, estimate: EstimateSettings, style: Style,
     ...(agg.skippedCount > 0 ? [`${num(agg.skippedCount)} skipped`] : []),
     ...(agg.filesWithoutRuns > 0 ? [`${num(agg.filesWithoutRuns)} with no run`] : []),
     ...(agg.protocolErrorCount > 0 ? [`${num(agg.protocolErrorCount)} stopped at a protocol error`] : []),
+    ...(agg.filesWithNotes > 0 ? [`${num(agg.filesWithNotes)} with notes`] : []),
   ]
   const first: Array<string> = [
     `${style.bold(`${num(t.runs)} run${t.runs === 1 ? '' : 's'}`)} in ${num(agg.filesRead)} file${agg.filesRead === 1 ? '' : 's'}${notes.length > 0 ? style.dim(` (${notes.join('; ')})`) : ''}`,

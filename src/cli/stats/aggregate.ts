@@ -164,6 +164,11 @@ export class StatsAggregate {
   /** The first 100 files that stopped at a protocol error; {@link protocolErrorCount} counts them all. */
   readonly protocolErrors: Array<{ file: string; message: string }> = []
   protocolErrorCount = 0
+  /** The first 100 notes of the files read (a line over the cap skipped, a gzip stream cut off); {@link noteCount} counts them all. */
+  readonly notes: Array<{ file: string; message: string }> = []
+  noteCount = 0
+  /** Files read with at least one note. */
+  filesWithNotes = 0
   readonly by: GroupBy
   readonly timeZone: string
 
@@ -346,6 +351,11 @@ export class StatsAggregate {
       this.protocolErrorCount++
       if (this.protocolErrors.length < 100) this.protocolErrors.push({ file: o.file, message: o.protocolError })
     }
+    if (o.notes !== undefined && o.notes.length > 0) {
+      this.filesWithNotes++
+      this.noteCount += o.notes.length
+      for (const message of o.notes) if (this.notes.length < 100) this.notes.push({ file: o.file, message })
+    }
     // replay gives an input with no run one unfinished run (SPEC §1); a report over a folder counts such a file
     // apart instead (real homes hold many metadata-only transcripts; as runs they would pull the success rate down)
     if (o.protocolError === undefined && o.runs.length === 1 && holdsNoRun(o.runs[0] as RunRecord)) {
@@ -384,8 +394,9 @@ export class StatsAggregate {
 
   /**
    * The `--json` document: `{ runs, files, filesRead, filesSkipped, filesWithoutRuns, filesWithProtocolErrors,
-   * successes, successRate, tokens, cost, …, byEnding, by, timeZone, groups, unknownCost, slowest, mostExpensive,
-   * skipped, protocolErrors }`; `skipped` and `protocolErrors` name the first 100 files, the counts count all. `groups` (for
+   * filesWithNotes, successes, successRate, tokens, cost, …, byEnding, by, timeZone, groups, unknownCost, slowest, mostExpensive,
+   * skipped, protocolErrors, notes }`; `skipped`, `protocolErrors` and `notes` name the first 100 files (notes: the
+   * first 100 notes, each with its file), the counts count all. `groups` (for
    * every `by` but `ending`) is keyed and ordered as the table; with `breakdown` each group (and each ending of
    * `byEnding`) carries `models`. Costs: `totalUsd` is the known sum (reported + estimated) or `null` when no run
    * has a cost; `complete` is false when some run's cost is unknown.
@@ -441,6 +452,7 @@ export class StatsAggregate {
       filesSkipped: this.skippedCount,
       filesWithoutRuns: this.filesWithoutRuns,
       filesWithProtocolErrors: this.protocolErrorCount,
+      filesWithNotes: this.filesWithNotes,
       ...totals,
       byEnding: Object.fromEntries(byEnding),
       by: this.by,
@@ -454,6 +466,7 @@ export class StatsAggregate {
       mostExpensive: this.mostExpensive,
       skipped: this.skipped,
       protocolErrors: this.protocolErrors,
+      notes: this.notes,
     }
   }
 }

@@ -219,6 +219,7 @@ const wellFormed = (o: unknown, file: UnitFile): boolean => {
     return (
       typeof x['format'] === 'string' &&
       (x['protocolError'] === undefined || typeof x['protocolError'] === 'string') &&
+      (x['notes'] === undefined || (Array.isArray(x['notes']) && (x['notes'] as Array<unknown>).every((n) => typeof n === 'string'))) &&
       Array.isArray(x['runs']) &&
       (x['runs'] as Array<unknown>).every((r) => wellFormedRun(r, label))
     )

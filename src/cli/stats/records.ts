@@ -19,7 +19,7 @@ import type { RunResult } from '../../core/RunResult.js'
 import { attachSubagents, hasSubagentFilesSync } from '../../node/claudeSubagents.js'
 import { fileChunks } from '../../node/fileChunks.js'
 import { SeenRecords } from '../../formats/claudeCode/seen.js'
-import { ReplayError, replayStream } from '../../node/replay.js'
+import { EMPTY_INPUT_NOTE, ReplayError, replayStream } from '../../node/replay.js'
 import { estimatorOf, type EstimateSettings } from '../../prices/genaiPrices.js'
 import { describeEnding } from '../summary.js'
 import { fileLabel, geminiProjectDirOf, projectRootFileOf, type UnitFile } from './units.js'
@@ -77,6 +77,12 @@ export type FileOutcome =
       readonly format: string
       readonly runs: ReadonlyArray<RunRecord>
       readonly protocolError?: string
+      /**
+       * What the reading noted about the file, as `replay` prints it (a line over the cap skipped, a gzip stream cut
+       * off, …): the runs are counted, and the report says what was not read. An empty file's note is not kept (the
+       * report counts such files as files with no run).
+       */
+      readonly notes?: ReadonlyArray<string>
       /** Some estimate was priced at the reading's clock (a request without a time of its own): not cached. */
       readonly undated?: true
     }
@@ -333,6 +339,12 @@ async function* firstChunk(source: AsyncIterable<Buffer>, onFirst: (chunk: Buffe
   }
 }
 
+/** The notes of a reading worth a report's mention, as the optional field of an outcome. */
+const notesOf = (notes: ReadonlyArray<string>): { notes?: ReadonlyArray<string> } => {
+  const kept = notes.filter((n) => n !== EMPTY_INPUT_NOTE)
+  return kept.length > 0 ? { notes: kept } : {}
+}
+
 /**
  * Reads one log file into run records (a Claude Code session's subagent files with it). With `seen` (shared by
  * the files of one input read in one thread), a Claude Code transcript record an earlier file holds too counts
@@ -372,9 +384,10 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
     head = undefined
     const runs = project === null ? records : records.map((r) => ({ ...r, project }))
     const undated = undatedPrices !== undatedBefore ? ({ undated: true } as const) : {}
+    const notes = notesOf(outcome.notes)
     return outcome.error !== undefined
-      ? { file, ok: true, format: outcome.format, runs, protocolError: outcome.error.message, ...undated }
-      : { file, ok: true, format: outcome.format, runs, ...undated }
+      ? { file, ok: true, format: outcome.format, runs, protocolError: outcome.error.message, ...notes, ...undated }
+      : { file, ok: true, format: outcome.format, runs, ...notes, ...undated }
   } catch (e) {
     const o = failure(file, e, records, job.format)
     return o.ok && undatedPrices !== undatedBefore ? { ...o, undated: true } : o
@@ -394,9 +407,10 @@ export const readStreamRecords = async (source: AsyncIterable<Uint8Array | strin
       file: null,
       ...(estimate !== undefined ? { estimate } : {}),
     })
+    const notes = notesOf(outcome.notes)
     return outcome.error !== undefined
-      ? { file: label, ok: true, format: outcome.format, runs, protocolError: outcome.error.message }
-      : { file: label, ok: true, format: outcome.format, runs }
+      ? { file: label, ok: true, format: outcome.format, runs, protocolError: outcome.error.message, ...notes }
+      : { file: label, ok: true, format: outcome.format, runs, ...notes }
   } catch (e) {
     return failure(label, e, runs, job.format)
   }
