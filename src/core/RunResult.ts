@@ -12,6 +12,7 @@ import { idKey } from './idKey.js'
 import { keepsResponse, type RunEnding } from './RunEnding.js'
 import { isoFromMs, msFromIso } from './time.js'
 import { roundUsd } from './usd.js'
+import { isTokenCount } from './values.js'
 
 /** Token counts in disjoint buckets (tokens). @since 0.1.0 @category Results */
 export interface UsageBuckets {
@@ -250,13 +251,13 @@ export const addDiagnostic = (d: RunDraft, line: number | undefined, message: st
 /** Partial usage for {@link addUsage}: absent buckets count as 0. @since 0.1.0 */
 export type UsageInput = Partial<UsageBuckets>
 
-/** A finite count or price, 0 … 2^53−1 (larger ones would make sums inexact or, summed, infinite). */
+/** A finite price, 0 … 2^53−1 (larger ones would make sums inexact or, summed, infinite). */
 const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= Number.MAX_SAFE_INTEGER
 
 /**
  * Adds one priced item (a model response carrying usage) to the run: its buckets to the totals and to
- * `byModel[model]`, and its cost in USD (`undefined`/`null` = unknown, counted as missing). Non-finite,
- * negative or larger than 2^53−1 counts are ignored with a diagnostic.
+ * `byModel[model]`, and its cost in USD (`undefined`/`null` = unknown, counted as missing). A count that is not
+ * a whole number of tokens, 0 … 2^53−1 (`1.5`, `-1`, `1e999`), is ignored with a diagnostic.
  * @since 0.1.0
  */
 export const addUsage = (d: RunDraft, model: string | null | undefined, usage: UsageInput, costUsd: number | null | undefined, line?: number): void => {
@@ -271,36 +272,36 @@ export const addUsage = (d: RunDraft, model: string | null | undefined, usage: U
   const { inputTokens, cacheReadTokens, cacheWriteTokens, outputTokens, reasoningTokens } = usage
   let bad = false
   if (inputTokens !== undefined) {
-    if (isCount(inputTokens)) {
+    if (isTokenCount(inputTokens)) {
       u.inputTokens += inputTokens
       m.inputTokens += inputTokens
     } else bad = true
   }
   if (cacheReadTokens !== undefined) {
-    if (isCount(cacheReadTokens)) {
+    if (isTokenCount(cacheReadTokens)) {
       u.cacheReadTokens += cacheReadTokens
       m.cacheReadTokens += cacheReadTokens
     } else bad = true
   }
   if (cacheWriteTokens !== undefined) {
-    if (isCount(cacheWriteTokens)) {
+    if (isTokenCount(cacheWriteTokens)) {
       u.cacheWriteTokens += cacheWriteTokens
       m.cacheWriteTokens += cacheWriteTokens
     } else bad = true
   }
   if (outputTokens !== undefined) {
-    if (isCount(outputTokens)) {
+    if (isTokenCount(outputTokens)) {
       u.outputTokens += outputTokens
       m.outputTokens += outputTokens
     } else bad = true
   }
   if (reasoningTokens !== undefined) {
-    if (isCount(reasoningTokens)) {
+    if (isTokenCount(reasoningTokens)) {
       u.reasoningTokens += reasoningTokens
       m.reasoningTokens += reasoningTokens
     } else bad = true
   }
-  if (bad) addDiagnostic(d, line, 'ignored a token count that is not a finite, non-negative number')
+  if (bad) addDiagnostic(d, line, 'ignored a token count that is not a whole, non-negative number')
   d.costItems++
   if (costUsd === undefined || costUsd === null || !isCount(costUsd)) {
     d.costMissing++

@@ -11,7 +11,7 @@
  * @internal
  */
 
-import { isObject as isObj } from './values.js'
+import { isObject as isObj, isTokenCount } from './values.js'
 
 /** `Finite` (events.ts), or absent. */
 const optFinite = (v: unknown): boolean => v === undefined || (typeof v === 'number' && Number.isFinite(v))
@@ -28,14 +28,17 @@ const turnStep = (d: unknown): boolean => isObj(d) && optFinite(d['turn']) && op
 /** `AssistantChunkData`: `chunk` is `t.unknown` (anything, absent too). */
 const assistantChunk = (d: unknown): boolean => isObj(d) && optFinite(d['turn']) && optFinite(d['step'])
 
+/** `TokenCount` (events.ts), or absent. */
+const optTokens = (v: unknown): boolean => v === undefined || isTokenCount(v)
+
 /** `NativeUsage`. */
 const nativeUsage = (u: unknown): boolean =>
   isObj(u) &&
-  nonNegative(u['inputTokens']) &&
-  nonNegative(u['outputTokens']) &&
-  optNonNegative(u['cacheReadTokens']) &&
-  optNonNegative(u['cacheWriteTokens']) &&
-  optNonNegative(u['reasoningTokens'])
+  isTokenCount(u['inputTokens']) &&
+  isTokenCount(u['outputTokens']) &&
+  optTokens(u['cacheReadTokens']) &&
+  optTokens(u['cacheWriteTokens']) &&
+  optTokens(u['reasoningTokens'])
 
 /** `arrayOf(ContentBlock)`: an array of plain objects. */
 const contentBlocks = (c: unknown): boolean => {

@@ -25,6 +25,17 @@ export const NonNegative = t.brand(
 )
 
 /**
+ * A token count: a whole number of tokens, 0 … `Number.MAX_SAFE_INTEGER` (SPEC §4: counts are non-negative
+ * integers; `1.5` is rejected as `-5` is).
+ * @since 0.2.0
+ */
+export interface TokenCountBrand {
+  readonly TokenCount: unique symbol
+}
+/** @since 0.2.0 */
+export const TokenCount = t.brand(t.number, (n): n is t.Branded<number, TokenCountBrand> => Number.isSafeInteger(n) && n >= 0, 'TokenCount')
+
+/**
  * A finite number: JSON's `1e999` parses to `Infinity`, which JSON cannot write back (it would print as `null`
  * in a result and break a checkpoint), so it is rejected wherever the fold keeps a number. The brand is named
  * `number` so error messages read `expected number`, as for any other non-number.
@@ -103,8 +114,8 @@ export const EventTime = t.union([t.number, t.string])
 
 /** `usage` on `assistant/message`: disjoint buckets in tokens. @since 0.1.0 @category Native protocol */
 export const NativeUsage = struct(
-  { inputTokens: NonNegative, outputTokens: NonNegative },
-  { cacheReadTokens: NonNegative, cacheWriteTokens: NonNegative, reasoningTokens: NonNegative },
+  { inputTokens: TokenCount, outputTokens: TokenCount },
+  { cacheReadTokens: TokenCount, cacheWriteTokens: TokenCount, reasoningTokens: TokenCount },
 )
 /** @since 0.1.0 */
 export type NativeUsage = t.TypeOf<typeof NativeUsage>

@@ -4,6 +4,14 @@
  * @internal
  */
 
+/**
+ * `true` when `n` is a token count: a whole number of tokens, 0 … 2^53−1 (SPEC §4: counts are finite,
+ * non-negative integers; `1.5`, `-1`, `1e999` and `"3"` are not). Every reader of a format's usage and the fold
+ * check counts with this one rule. Never throws.
+ * @internal
+ */
+export const isTokenCount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0
+
 /** A parsed JSON object, keyed by its field names. @internal */
 export type Obj = Record<string, unknown>
 

@@ -433,7 +433,7 @@ describe('ai-sdk translator: live TextStreamPart objects (written from the ai pa
       'skipped a record without a string type',
       'skipped a record without a string type',
       'skipped a part that could not be read (reading one of its fields threw)',
-      'ignored a token count that is not a finite, non-negative number',
+      'ignored a token count that is not a whole, non-negative number',
     ])
     // the state stays plain JSON: it checkpoints and decodes
     expect(E.isRight(pipelineStateCodec(aiSdkTranslator).decode(JSON.parse(JSON.stringify(p.checkpoint()))))).toBe(true)

@@ -184,7 +184,7 @@ describe('gemini .jsonl session: $set and $rewindTo', () => {
       [6, 'skipped a $set record whose value is not an object'],
       [7, 'skipped a $rewindTo record whose target is not a string'],
       [8, 'ignored a record that is not a message, metadata, $set or $rewindTo'],
-      [9, 'ignored message tokens with a count that is not a finite, non-negative number'],
+      [9, 'ignored message tokens with a count that is not a whole, non-negative number'],
     ])
   })
 
@@ -305,7 +305,7 @@ describe('gemini session: inferred endings', () => {
   it('tokens whose sum would pass 2^53−1 are ignored whole (reasoning never exceeds output)', () => {
     const r = only(readDoc([prompt('u1', 1), gemini('g1', 2, 'x', { tokens: { input: 1, output: Number.MAX_SAFE_INTEGER, cached: 0, thoughts: 2 } })]))
     expect(r.usage).toMatchObject({ outputTokens: 0, reasoningTokens: 0, byModel: {} })
-    expect(r.diagnostics.map((d) => d.message)).toEqual(['ignored message tokens with a count that is not a finite, non-negative number'])
+    expect(r.diagnostics.map((d) => d.message)).toEqual(['ignored message tokens with a count that is not a whole, non-negative number'])
   })
 
   it('a whole ConversationRecord on one line is read by the line reader', () => {

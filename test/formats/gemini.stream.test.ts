@@ -317,14 +317,14 @@ describe('gemini stream-json: usage from stats', () => {
     const r = only(read([init(), user(), said('ok'), result('success', { stats: s })]))
     expect(Object.keys(r.usage.byModel)).toEqual(['big'])
     expect(r.usage).toMatchObject({ outputTokens: Number.MAX_SAFE_INTEGER, reasoningTokens: Number.MAX_SAFE_INTEGER })
-    expect(r.diagnostics.map((d) => d.message)).toEqual(['ignored a token count in result stats that is not a finite, non-negative number'])
+    expect(r.diagnostics.map((d) => d.message)).toEqual(['ignored a token count in result stats that is not a whole, non-negative number'])
   })
 
   it('a token count of the wrong type is a diagnostic and that model is left out', () => {
     const s = { models: { good: { total_tokens: 10, input_tokens: 8, output_tokens: 2, cached: 0, input: 8 }, bad: { total_tokens: '10' } } }
     const r = only(read([init(), user(), said('ok'), result('success', { stats: s })]))
     expect(Object.keys(r.usage.byModel)).toEqual(['good'])
-    expect(r.diagnostics).toEqual([{ line: 4, message: 'ignored a token count in result stats that is not a finite, non-negative number' }])
+    expect(r.diagnostics).toEqual([{ line: 4, message: 'ignored a token count in result stats that is not a whole, non-negative number' }])
   })
 })
 

@@ -20,7 +20,11 @@
 import * as t from 'io-ts'
 import { roundUsd } from '../../core/usd.js'
 import type { UsageInput } from '../../core/RunResult.js'
-import { count, type Obj } from '../json.js'
+import { isTokenCount } from '../../core/values.js'
+import type { Obj } from '../json.js'
+
+/** A token count ({@link isTokenCount}: whole, 0 … 2^53−1), else `undefined`. */
+const tokens = (u: unknown): number | undefined => (isTokenCount(u) ? u : undefined)
 
 /**
  * Disjoint usage buckets (tokens) as the translator keeps them until the run is emitted. A bucket is `null`
@@ -48,18 +52,18 @@ export const AcpBucketsCodec: t.Type<AcpBuckets, unknown> = t.type({
 
 /**
  * Disjoint usage buckets from an ACP `PromptResponse.usage` object (tokens), or `undefined` when
- * `inputTokens` / `outputTokens` are not non-negative numbers. `note` receives a fixed message when
+ * `inputTokens` / `outputTokens` are not token counts (whole numbers, 0 … 2^53−1). `note` receives a fixed message when
  * `totalTokens` matches no known split. See the module doc for the reading of the buckets.
  * @since 0.1.0
  */
 export const acpUsageBuckets = (u: Obj, note?: (message: string) => void): UsageInput | undefined => {
-  const input = count(u['inputTokens'])
-  const output = count(u['outputTokens'])
+  const input = tokens(u['inputTokens'])
+  const output = tokens(u['outputTokens'])
   if (input === undefined || output === undefined) return undefined
-  const thought = count(u['thoughtTokens']) ?? 0
-  const cr = count(u['cachedReadTokens']) ?? 0
-  const cw = count(u['cachedWriteTokens']) ?? 0
-  const total = count(u['totalTokens'])
+  const thought = tokens(u['thoughtTokens']) ?? 0
+  const cr = tokens(u['cachedReadTokens']) ?? 0
+  const cw = tokens(u['cachedWriteTokens']) ?? 0
+  const total = tokens(u['totalTokens'])
   const disjoint: UsageInput = { inputTokens: input, cacheReadTokens: cr, cacheWriteTokens: cw, outputTokens: output + thought, reasoningTokens: thought }
   if (total === undefined || total === input + output + thought + cr + cw) return disjoint
   if (total === input + output + cr + cw && thought <= output) {
@@ -84,7 +88,7 @@ export const toAcpBuckets = (u: UsageInput): AcpBuckets => ({
   reasoningTokens: u.reasoningTokens ?? 0,
 })
 
-/** A finite count or price, 0 … 2^53−1 (the fold's rule for what it adds up). @internal */
+/** A finite price, 0 … 2^53−1 (the fold's rule for the costs it adds up). @internal */
 export const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= Number.MAX_SAFE_INTEGER
 
 /**
@@ -101,7 +105,7 @@ export const countedBuckets = (
   if (b === null) return { usage: { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }, bad: false }
   let bad = false
   const c = (n: number | null): number => {
-    if (isCount(n)) return n
+    if (isTokenCount(n)) return n
     bad = true
     return 0
   }
@@ -116,7 +120,7 @@ export const countedBuckets = (
 }
 
 /** The message the fold's `addUsage` writes for a count it ignores (kept word for word). @internal */
-export const BAD_COUNT = 'ignored a token count that is not a finite, non-negative number'
+export const BAD_COUNT = 'ignored a token count that is not a whole, non-negative number'
 
 /**
  * A run's cost (USD) from the session's cumulative amounts: `last − base`, with the diagnostics that explain a

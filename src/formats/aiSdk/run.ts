@@ -20,6 +20,7 @@ import { quoteName } from '../../core/names.js'
 import type { UsageInput } from '../../core/RunResult.js'
 import type { Emit } from '../../core/translator.js'
 import { emitDiagnostic, emitIdle, nativeEvent, type Origin, type ReasonIn } from '../events.js'
+import { isTokenCount } from '../../core/values.js'
 import { isObject, str, type Obj } from '../json.js'
 import type { UsageRead } from './usage.js'
 
@@ -499,24 +500,22 @@ export const parsedInput = (text: string): unknown => {
 
 // ---- usage ----------------------------------------------------------------------------------------------
 
-const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= Number.MAX_SAFE_INTEGER
-
 const BUCKETS = ['inputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'outputTokens', 'reasoningTokens'] as const
 
-/** The valid counts of a usage read (finite, 0 … 2^53−1), and whether one was not. */
+/** The valid counts of a usage read (whole, 0 … 2^53−1), and whether one was not. */
 const valid = (u: UsageInput): { usage: NativeUsage; bad: boolean } => {
   const out: Record<string, number> = { inputTokens: 0, outputTokens: 0 }
   let bad = false
   for (const k of BUCKETS) {
     const v = u[k]
     if (v === undefined) continue
-    if (isCount(v)) out[k] = v
+    if (isTokenCount(v)) out[k] = v
     else bad = true
   }
   return { usage: out as unknown as NativeUsage, bad }
 }
 
-const INVALID_COUNT = 'ignored a token count that is not a finite, non-negative number'
+const INVALID_COUNT = 'ignored a token count that is not a whole, non-negative number'
 
 /**
  * A raw provider usage as the state keeps it until the run ends: a count that JSON cannot write (`NaN`,

@@ -14,6 +14,7 @@ import type { NativeUsage } from '../../core/events.js'
 import type { PendingItem } from '../../core/RunEnding.js'
 import type { Emit } from '../../core/translator.js'
 import { emitDiagnostic, nativeEvent, type DataIn, type Origin, type ReasonIn } from '../events.js'
+import { isTokenCount } from '../../core/values.js'
 import { isObject, short, str, type Obj } from '../json.js'
 
 /** The value when it is a finite number, negative ones included, else `undefined`. @internal */
@@ -41,10 +42,10 @@ export const MAX_MESSAGE_CHARS = 10_000
 /** Truncates a message taken from the input. @internal */
 export const clip = (s: string, max = MAX_MESSAGE_CHARS): string => (s.length > max ? `${s.slice(0, max)}…` : s)
 
-/** A token count: absent (`undefined`), valid, or of the wrong type (`null`). */
+/** A token count: absent (`undefined`), valid ({@link isTokenCount}), or of the wrong type or not whole (`null`). */
 const count = (u: unknown): number | null | undefined => {
   if (u === undefined || u === null) return undefined
-  return amount(u) ?? null
+  return isTokenCount(u) ? u : null
 }
 
 /**

@@ -11,7 +11,8 @@
  */
 import * as t from 'io-ts'
 import type { NativeUsage } from '../../core/events.js'
-import { count, isObject } from '../json.js'
+import { isTokenCount } from '../../core/values.js'
+import { isObject } from '../json.js'
 
 /**
  * Codex token counts as the source writes them (tokens). `input` includes `cached` and `cacheWrite`;
@@ -39,8 +40,8 @@ const FIELDS = [
 
 /**
  * Reads a Codex usage object (`turn.completed.usage`, `token_count.info.total_token_usage`). Absent or `null`
- * fields count as 0. Returns `undefined` when `u` is not an object or a present field is not a finite,
- * non-negative number (the caller records a diagnostic and skips the usage).
+ * fields count as 0. Returns `undefined` when `u` is not an object or a present field is not a token count
+ * (a whole number, 0 … 2^53−1; the caller records a diagnostic and skips the usage).
  * @since 0.1.0
  */
 export const readTokens = (u: unknown): CodexTokens | undefined => {
@@ -49,9 +50,8 @@ export const readTokens = (u: unknown): CodexTokens | undefined => {
   for (const [k, f] of FIELDS) {
     const v = u[f]
     if (v === undefined || v === null) continue
-    const n = count(v)
-    if (n === undefined) return undefined
-    out[k] = n
+    if (!isTokenCount(v)) return undefined
+    out[k] = v
   }
   return out
 }

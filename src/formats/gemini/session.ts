@@ -24,7 +24,8 @@ import { MAX_DIAGNOSTICS, type Diagnostic } from '../../core/RunResult.js'
 import type { Emit } from '../../core/translator.js'
 import { BETWEEN, emitIdle, nativeEvent, type ReasonIn } from '../events.js'
 import { isObject, type Obj } from '../json.js'
-import { MSG, isCount, plainJson } from './shared.js'
+import { isTokenCount } from '../../core/values.js'
+import { MSG, plainJson } from './shared.js'
 
 type Kind = 'prompt' | 'toolresponse' | 'gemini' | 'error' | 'note'
 /** A gemini message's tool calls, summed up: the most telling status wins (cancelled > awaiting > error > pending > done). */
@@ -175,7 +176,7 @@ const isToolResponse = (content: unknown): boolean => {
 }
 
 /** A token count: absent → 0, a count → itself, anything else → null. */
-const countOf = (v: unknown): number | null => (v === undefined || v === null ? 0 : isCount(v) ? v : null)
+const countOf = (v: unknown): number | null => (v === undefined || v === null ? 0 : isTokenCount(v) ? v : null)
 
 /** The error message a failed tool call returned: `result[].functionResponse.response.error`, else `resultDisplay`. */
 const toolErrorOf = (call: Obj): string | null => {
@@ -247,8 +248,8 @@ const tokens = (s: SessionState, tk: unknown, line: number | undefined): Usage4 
   const tool = countOf(tk['tool'])
   const inputTokens = input === null || cached === null || tool === null ? null : Math.max(0, input - cached) + tool
   const outputTokens = output === null || thoughts === null ? null : output + thoughts
-  if (inputTokens === null || outputTokens === null || !isCount(inputTokens) || !isCount(outputTokens)) {
-    sessionDiagnostic(s, line, 'ignored message tokens with a count that is not a finite, non-negative number')
+  if (inputTokens === null || outputTokens === null || !isTokenCount(inputTokens) || !isTokenCount(outputTokens)) {
+    sessionDiagnostic(s, line, 'ignored message tokens with a count that is not a whole, non-negative number')
     return null
   }
   return { inputTokens, cacheReadTokens: cached as number, outputTokens, reasoningTokens: thoughts as number }

@@ -13,7 +13,7 @@ import type { FormatName } from '../../core/RunResult.js'
 /** The `--format` name of both Gemini CLI inputs. @internal */
 export const GEMINI: FormatName = 'gemini'
 
-/** A finite, non-negative number up to 2^53−1 (a token count or milliseconds; larger ones make sums inexact). @internal */
+/** A finite, non-negative number up to 2^53−1 (milliseconds; larger ones make sums inexact; token counts: `isTokenCount`). @internal */
 export const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= Number.MAX_SAFE_INTEGER
 
 /** Diagnostic words used by both translators (fixed text, never input). @internal */

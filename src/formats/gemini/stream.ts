@@ -10,6 +10,7 @@ import { safeName } from '../../core/names.js'
 import type { Emit } from '../../core/translator.js'
 import { emitDiagnostic, emitIdle, nativeEvent, type ReasonIn } from '../events.js'
 import { isObject, type Obj } from '../json.js'
+import { isTokenCount } from '../../core/values.js'
 import { MSG, cutOffOf, isCount } from './shared.js'
 
 /** Token figures of one model in a `result.stats` (disjoint, thinking apart). @internal */
@@ -113,7 +114,7 @@ const ERROR_CODE_RE = /^\s+code: ([1-5]\d\d),?\s*$/
 const num = (o: Obj, k: string): number | undefined | null => {
   const v = o[k]
   if (v === undefined) return undefined
-  return isCount(v) ? v : null
+  return isTokenCount(v) ? v : null
 }
 
 /**
@@ -136,7 +137,7 @@ const readTotals = (o: Obj): Totals | null | undefined => {
   const out = output ?? 0
   const thinking = total === undefined ? 0 : Math.max(0, total - promptAll - out)
   // Buckets must stay exact counts once thinking is added to output.
-  if (!isCount(uncached) || !isCount(out + thinking)) return null
+  if (!isTokenCount(uncached) || !isTokenCount(out + thinking)) return null
   return { uncached, cached: c, output: out, thinking }
 }
 
@@ -419,7 +420,7 @@ const readStats = (s: StreamState, stats: unknown, success: boolean): StatsRead 
     if (x === null) bad = true
     else if (x !== undefined) put(s.initModel ?? 'unknown', x)
   }
-  if (bad) diagnostics.push('ignored a token count in result stats that is not a finite, non-negative number')
+  if (bad) diagnostics.push('ignored a token count in result stats that is not a whole, non-negative number')
   const prev = s.prevTotals
   const out: StatsRead['models'] = []
   for (const model of order) {

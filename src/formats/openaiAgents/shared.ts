@@ -12,7 +12,8 @@
  * @module
  * @internal
  */
-import { NOT_JSON, count, isObject, parseJson, str, type Obj } from '../json.js'
+import { isTokenCount } from '../../core/values.js'
+import { NOT_JSON, isObject, parseJson, str, type Obj } from '../json.js'
 
 /** The format name. @internal */
 export const FORMAT = 'openai-agents'
@@ -39,11 +40,8 @@ export interface Buckets {
   reasoningTokens: number
 }
 
-/** A token count the fold can add exactly: finite, non-negative, at most `Number.MAX_SAFE_INTEGER`. */
-const tokens = (u: unknown): number | undefined => {
-  const n = count(u)
-  return n !== undefined && n <= Number.MAX_SAFE_INTEGER ? n : undefined
-}
+/** A token count the fold can add exactly ({@link isTokenCount}: whole, 0 … 2^53−1), else `undefined`. */
+const tokens = (u: unknown): number | undefined => (isTokenCount(u) ? u : undefined)
 
 /** `a + b`, capped at `Number.MAX_SAFE_INTEGER` (sums stay exact and within the protocol's range). */
 const add = (a: number, b: number): number => Math.min(a + b, Number.MAX_SAFE_INTEGER)
