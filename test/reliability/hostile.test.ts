@@ -104,11 +104,11 @@ describe('hostile corpus (test/fixtures/hostile), through main(argv, io)', () =>
       { totalUsd: 0.25, complete: true, missing: 0 },
     ])
     expect((run['diagnostics'] as Array<{ line: number; message: string }>).map((d) => [d.line, d.message])).toStrictEqual([
-      [2, 'skipped a "assistant/message" event whose data at usage.inputTokens is not NonNegative'],
-      [3, 'skipped a "assistant/message" event whose data at usage.inputTokens is not NonNegative'],
-      [4, 'skipped a "assistant/message" event whose data at usage.inputTokens is not NonNegative'],
-      [5, 'skipped a "assistant/message" event whose data at usage.inputTokens is not NonNegative'],
-      [6, 'skipped a "assistant/message" event whose data at usage.inputTokens is not NonNegative'],
+      [2, 'skipped a "assistant/message" event whose data at usage.inputTokens is not TokenCount'],
+      [3, 'skipped a "assistant/message" event whose data at usage.inputTokens is not TokenCount'],
+      [4, 'skipped a "assistant/message" event whose data at usage.inputTokens is not TokenCount'],
+      [5, 'skipped a "assistant/message" event whose data at usage.inputTokens is not TokenCount'],
+      [6, 'skipped a "assistant/message" event whose data at usage.inputTokens is not TokenCount'],
       [7, 'skipped a "assistant/message" event whose data at costUsd is not NonNegative'],
     ])
   })
