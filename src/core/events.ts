@@ -36,6 +36,17 @@ export interface TokenCountBrand {
 export const TokenCount = t.brand(t.number, (n): n is t.Branded<number, TokenCountBrand> => Number.isSafeInteger(n) && n >= 0, 'TokenCount')
 
 /**
+ * A number of turns: a whole number, 0 … `Number.MAX_SAFE_INTEGER` (SPEC §3: `turns` counts the root
+ * session's turns; a running total of `2.5` turns is rejected as `-1` is).
+ * @since 0.2.0
+ */
+export interface TurnCountBrand {
+  readonly TurnCount: unique symbol
+}
+/** @since 0.2.0 */
+export const TurnCount = t.brand(t.number, (n): n is t.Branded<number, TurnCountBrand> => Number.isSafeInteger(n) && n >= 0, 'TurnCount')
+
+/**
  * A finite number: JSON's `1e999` parses to `Infinity`, which JSON cannot write back (it would print as `null`
  * in a result and break a checkpoint), so it is rejected wherever the fold keeps a number. The brand is named
  * `number` so error messages read `expected number`, as for any other non-number.
@@ -184,7 +195,7 @@ export const UsageAddData = struct({ usage: NativeUsage }, { model: t.string, co
  */
 export const UsageTotalData = struct(
   {},
-  { counter: t.string, model: t.string, usage: NativeUsage, costUsd: NonNegative, turns: NonNegative, baseline: t.boolean },
+  { counter: t.string, model: t.string, usage: NativeUsage, costUsd: NonNegative, turns: TurnCount, baseline: t.boolean },
 )
 /** One model's usage in a `usage/set`. @since 0.2.0 */
 export const ModelUsageData = struct({ model: t.string, usage: NativeUsage }, { costUsd: NonNegative })
@@ -194,7 +205,7 @@ export const ModelUsageData = struct({ model: t.string, usage: NativeUsage }, { 
  * the run's number of turns (an OpenAI Agents `currentTurn`).
  * @since 0.2.0
  */
-export const UsageSetData = struct({}, { models: arrayOf(ModelUsageData), turns: NonNegative })
+export const UsageSetData = struct({}, { models: arrayOf(ModelUsageData), turns: TurnCount })
 /** `permission/denied` (protocol 2): a tool call the permission layer refused (it does not end the run). @since 0.2.0 */
 export const PermissionDeniedData = struct({ toolName: t.string, callId: t.string })
 /**

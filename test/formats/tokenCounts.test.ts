@@ -95,3 +95,45 @@ describe('token counts are whole numbers', () => {
     expect(d.diagnostics).toStrictEqual([{ line: 9, message: 'ignored a token count that is not a whole, non-negative number' }])
   })
 })
+
+describe('turn counts are whole numbers', () => {
+  const native = (...data: Array<Record<string, unknown>>): string =>
+    `${[
+      { type: 'turn/start', sessionId: 's', data: {} },
+      ...data.map((d) => ({ type: d['type'], sessionId: 's', data: d['data'] })),
+      { type: 'turn/end', sessionId: 's', data: { reason: { kind: 'completed' } } },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n')}\n`
+
+  it('a native usage/total of 2.5 turns is skipped with its diagnostic; a whole one sets the turns', async () => {
+    const [run] = await replay(
+      native({ type: 'usage/total', data: { counter: 'c', turns: 2.5 } }, { type: 'usage/total', data: { counter: 'c', turns: 4 } }),
+      'native.jsonl',
+    )
+    expect(run?.turns).toBe(4)
+    expect(run?.diagnostics).toStrictEqual([{ line: 2, message: 'skipped a "usage/total" event whose data at turns is not TurnCount' }])
+  })
+
+  it('a native usage/set of 1.5 turns is skipped with its diagnostic, as -1 is', async () => {
+    const [run] = await replay(
+      native({ type: 'usage/set', data: { turns: 1.5 } }, { type: 'usage/set', data: { turns: -1 } }, { type: 'usage/set', data: { turns: 3 } }),
+      'native.jsonl',
+    )
+    expect(run?.turns).toBe(3)
+    expect(run?.diagnostics.map((d) => [d.line, d.message])).toStrictEqual([
+      [2, 'skipped a "usage/set" event whose data at turns is not TurnCount'],
+      [3, 'skipped a "usage/set" event whose data at turns is not TurnCount'],
+    ])
+  })
+
+  it('an OpenAI Agents RunState whose currentTurn is 2.5 gives no fractional turns and says why', async () => {
+    const rel = 'openai-agents-runstate/v1.2-nested-approval.json'
+    const state = JSON.parse(readFileSync(join(fixtures, rel), 'utf8')) as Record<string, unknown>
+    const [before] = await replay(JSON.stringify(state), rel)
+    const [after] = await replay(JSON.stringify({ ...state, currentTurn: 2.5 }), rel)
+    expect(before?.turns).toBe(state['currentTurn'])
+    expect(after?.turns).toBe(0)
+    expect(after?.diagnostics.map((d) => d.message)).toContain('currentTurn is not a non-negative integer')
+  })
+})

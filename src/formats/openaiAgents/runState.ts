@@ -316,15 +316,15 @@ export const readState = (s: Obj, ctx: StateContext, decide?: (own: Ending) => E
   const diag = (message: string): void => {
     events.push(nativeEvent('source/diagnostic', { message }, origin))
   }
-  const rawTurn = count(s['currentTurn'])
-  const turn = rawTurn !== undefined && rawTurn <= Number.MAX_SAFE_INTEGER ? rawTurn : undefined
+  const rawTurn = s['currentTurn']
+  const turn = Number.isSafeInteger(rawTurn) && (rawTurn as number) >= 0 ? (rawTurn as number) : undefined
   // a run's content first: a fresh run must not open with a fact the fold would give to the run before (K7)
   if (!ctx.hasContent) events.push(nativeEvent('turn/start', turn !== undefined ? { turn } : {}, origin))
   const session = sessionIdOf(s)
   if (session !== null) events.push(nativeEvent('session/started', {}, { sessionId: session, recordType: RECORD }))
   const version = versionDiagnostic(s)
   if (version !== undefined) diag(version)
-  if (turn === undefined && s['currentTurn'] !== undefined) diag('currentTurn is not a non-negative number')
+  if (turn === undefined && s['currentTurn'] !== undefined) diag('currentTurn is not a non-negative integer')
   if (turn !== undefined) events.push(nativeEvent('usage/set', { turns: turn }, origin))
   else if (!ctx.hasContent) events.push(nativeEvent('usage/set', { turns: 0 }, origin))
   // usage: context.usage (the run's cumulative usage), else the model responses summed; one item per response
