@@ -158,6 +158,16 @@ export class LineSplitter {
     return text
   }
 
+  /**
+   * Counts `n` blank lines that were dropped before the first chunk was fed (`BlankLead`): the next line is
+   * numbered as it is in the input. Call it before the first `push`.
+   */
+  skipLines(n: number): void {
+    if (n <= 0) return
+    this.lineNo += n
+    this.atStart = false
+  }
+
   /** Feeds one chunk. */
   push(chunk: Uint8Array): void {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)

@@ -17,6 +17,7 @@ import type { FormatName, RunResult } from '../core/RunResult.js'
 import { detectDocument, detectLines, formatByName, formats } from '../formats/index.js'
 import { QUIET_MS, type FormatModule, type LineReader, type ReaderOptions } from '../formats/types.js'
 import type { SeenRecords } from '../formats/claudeCode/seen.js'
+import { BlankLead } from '../io/blankLead.js'
 import { countJsonValues, LINE_CAP_TEXT, LineSplitter, MAX_LINE_VALUES } from '../io/lines.js'
 import { attachSubagents, hasSubagentFilesSync } from './claudeSubagents.js'
 import { fileChunks } from './fileChunks.js'
@@ -364,6 +365,20 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
   // so what decides the format does not depend on how large the source's chunks are (stats reads 1 MiB at once).
   let sniffFed = 0
   const sniffing = (): boolean => (headLines < SNIFF_LINES && sniffFed < SNIFF_BYTES) || (headLines === 0 && sniffFed < headCap)
+  // blank lines before the first record are dropped as they come (counted, so lines keep their numbers): they are
+  // not held in the head, and a blank input of any size is blank, not a first line over the cap (SPEC §1)
+  const lead = new BlankLead(SNIFF_BYTES)
+  const toHead = (chunk: Buffer): void => {
+    if (head.length === 0) sniffer.skipLines(lead.lines)
+    head.push(chunk)
+    headBytes += chunk.length
+    for (let at = 0; at < chunk.length && sniffing(); ) {
+      const piece = chunk.subarray(at, at + SNIFF_BYTES)
+      sniffer.push(piece)
+      sniffFed += piece.length
+      at += piece.length
+    }
+  }
   while (sniffing()) {
     pending ??= input.next()
     const haveJson = sniffValues.some((x) => typeof x === 'object' && x !== null)
@@ -375,17 +390,14 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
     pending = undefined
     if (n.done) {
       eof = true
+      const held = lead.end()
+      if (held !== undefined) toHead(held)
+      else if (head.length === 0) sniffer.skipLines(lead.lines)
       sniffer.end()
       break
     }
-    head.push(n.value)
-    headBytes += n.value.length
-    for (let at = 0; at < n.value.length && sniffing(); ) {
-      const piece = n.value.subarray(at, at + SNIFF_BYTES)
-      sniffer.push(piece)
-      sniffFed += piece.length
-      at += piece.length
-    }
+    const chunk = lead.take(n.value)
+    if (chunk !== undefined) toHead(chunk)
   }
   const next = (): Promise<IteratorResult<Buffer>> => {
     if (pending !== undefined) {
@@ -522,6 +534,7 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
   }
   splitter.lineBytes = readerBytes !== undefined || (parsed !== undefined && headParsed.size > 0) ? bytesLine : undefined
   sniffValues.length = 0
+  splitter.skipLines(lead.lines)
   for (const c of head) {
     splitter.push(c)
     if (error !== undefined) break
