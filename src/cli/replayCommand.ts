@@ -9,6 +9,7 @@ import { endingKinds, isEndingKind, isSuccess, type EndingKind } from '../core/R
 import { isProtocolError } from '../core/ProtocolError.js'
 import type { RunResult } from '../core/RunResult.js'
 import { SeenRecords } from '../formats/claudeCode/seen.js'
+import { holdsNoRun } from './holdsNoRun.js'
 import { formats } from '../formats/index.js'
 import { attachSubagents, hasSubagentFilesSync } from '../node/claudeSubagents.js'
 import { skippedSubagentEntriesSync } from '../node/claudeSubagentFiles.js'
@@ -86,6 +87,11 @@ interface Options {
   readonly tally: { runs: number; printed: number }
   /** Files (`dev:ino`) read so far in this invocation: one reached again through another input is read once. */
   readonly seenFiles: Set<string>
+  /**
+   * The Claude Code records read so far from the folders of this invocation: a session copied from one folder to
+   * another (`~/.claude/projects` and `~/.config/claude/projects`, or two folders given) counts once (K15).
+   */
+  readonly records: SeenRecords
 }
 
 /** An input path as messages show it (one line, controls visible). */
@@ -104,23 +110,6 @@ const flushMoreSkipped = (io: CliIO, options: Options): void => {
   if (options.skips.more === 0) return
   io.stderr.write(`run-outcome replay: … and ${options.skips.more} more skipped\n`)
   options.skips.more = 0
-}
-
-/**
- * Whether a run is the placeholder of an input that held no run (SPEC §1: one `unfinished` run): never started, no
- * turn, tool call, token, model or child (the test `stats` applies to a file's one run record).
- */
-const holdsNoRun = (r: RunResult): boolean => {
-  const u = r.usage
-  return (
-    r.ending.kind === 'unfinished' &&
-    r.startedAt === null &&
-    r.turns === 0 &&
-    r.toolCalls === 0 &&
-    r.children.length === 0 &&
-    Object.keys(u.byModel).length === 0 &&
-    u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens + u.reasoningTokens === 0
-  )
 }
 
 /** Runs `replay`; returns the exit status. Never throws. @since 0.1.0 */
@@ -177,6 +166,7 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
     skips: { named: 0, more: 0 },
     tally: { runs: 0, printed: 0 },
     seenFiles: new Set<string>(),
+    records: new SeenRecords(),
   }
   let inputs = parsed.positionals.length > 0 ? parsed.positionals : ['-']
   if (inputs.includes('-') && (io.stdin.isTTY === true || io.stdinPiped === false) && parsed.positionals.length === 0) {
@@ -239,8 +229,8 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
     return EXIT.usage
   }
   let code: number = EXIT.ok
-  // the files of one directory share their records: a resumed or forked session's copies count once (K15)
-  const seen = { read: 0, records: new SeenRecords() }
+  // the files of the directories read share their records: a resumed or forked session's copies count once (K15)
+  const seen = { read: 0, records: options.records }
   for (const f of files)
     code = worst(
       code,
@@ -338,14 +328,15 @@ const replayOne = async (
     seen.read++
     if (first !== undefined && !onlyCopies([first])) printFirst()
     first = undefined
-    if (held.length > 0 && file !== null) {
+    // a copy's placeholder is judged before its subagents are attached (they would make it a run of children)
+    if (held.length > 0 && file !== null && !onlyCopies(held)) {
       let runs: ReadonlyArray<RunResult> = held
       try {
         runs = await attachSubagents(held, file, options.estimate !== undefined ? { estimate: options.estimate } : {})
       } catch {
         io.stderr.write(`run-outcome replay: ${display(label)}: could not read its subagent files; runs printed without them\n`)
       }
-      if (!onlyCopies(runs)) for (const r of runs) print(r)
+      for (const r of runs) print(r)
     }
     for (const note of outcome.notes) io.stderr.write(`run-outcome replay: ${display(label)}: ${forTerminal(note)}\n`)
     // a session named on its own: subagent entries that cannot be read are named (a folder replay's listing does it)

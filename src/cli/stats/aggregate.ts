@@ -130,7 +130,8 @@ export interface SessionInfo {
 
 /**
  * Whether a file's one run is the placeholder of an input that held no run (SPEC §1: empty, blank, or only records
- * with no run content): unfinished, never started, no turn, tool call, token or model.
+ * with no run content): unfinished, never started, no turn, tool call, token or model; `holdsNoRun.ts` holds the same
+ * rule over a `RunResult`.
  */
 const holdsNoRun = (r: RunRecord): boolean =>
   r.kind === 'unfinished' &&

@@ -22,6 +22,7 @@ import { SeenRecords } from '../../formats/claudeCode/seen.js'
 import { EMPTY_INPUT_NOTE, ReplayError, replayStream } from '../../node/replay.js'
 import { estimatorOf, type EstimateSettings } from '../../prices/genaiPrices.js'
 import { describeEnding } from '../summary.js'
+import { holdsNoRun } from '../holdsNoRun.js'
 import { fileLabel, geminiProjectDirOf, projectRootFileOf, type UnitFile } from './units.js'
 
 /** Tokens and cost of one model in one run. @since 0.1.0 */
@@ -358,6 +359,7 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
   const undatedBefore = undatedPrices
   const held: Array<RunResult> = []
   const records: Array<RunRecord> = []
+  const copiesBefore = seen?.copies ?? 0
   try {
     // a Claude Code session with subagent files: its runs wait for them (they make no runs of their own)
     const hasSubagents = typeof path === 'string' && hasSubagentFilesSync(path)
@@ -377,7 +379,10 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
       { format: job.format as 'auto', file, ...(estimate !== undefined ? { estimate } : {}), ...(seen !== undefined ? { seen } : {}) },
     )
     if (held.length > 0) {
-      for (const r of await attachSubagents(held, file, estimate !== undefined ? { estimate } : {}))
+      // a copied session (every record read before, K15) stays the placeholder the report leaves out: its subagent
+      // files are copies too, and attached they would make it a run of children
+      const copy = held.length === 1 && (seen?.copies ?? 0) !== copiesBefore && holdsNoRun(held[0] as RunResult)
+      for (const r of copy ? held : await attachSubagents(held, file, estimate !== undefined ? { estimate } : {}))
         records.push(toRecord(r, file, records.length + 1, job.accept))
     }
     const project = await projectOf(file, outcome.format, head)

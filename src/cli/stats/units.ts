@@ -18,7 +18,10 @@ export const fileLabel = (f: UnitFile): string => (typeof f === 'string' ? f : f
 /**
  * The files grouped into units of work: the files of one folder together, in their order (see
  * `readUnitRecords` in `records.ts`), except in the Codex (`sessions/YYYY/MM/DD`, `archived_sessions`) and Gemini (`chats`)
- * layouts, whose files share nothing and are read one per unit (so they spread over the workers).
+ * layouts, whose files share nothing and are read one per unit (so they spread over the workers). A Claude Code
+ * project folder (`…/projects/<name>`) is one unit with the folders of that name under every other `projects` read
+ * (`~/.claude/projects` and `~/.config/claude/projects`, or the roots of `CLAUDE_CONFIG_DIR`): a session copied
+ * from one config folder to the other is the same session, and its records count once (K15), as ccusage counts them.
  * @since 0.2.0
  */
 export const unitsOf = (files: ReadonlyArray<UnitFile>): Array<Array<UnitFile>> => {
@@ -32,10 +35,11 @@ export const unitsOf = (files: ReadonlyArray<UnitFile>): Array<Array<UnitFile>> 
       units.push([f])
       continue
     }
-    let u = byDir.get(dir)
+    const key = parts[parts.length - 2] === 'projects' ? `\0projects/${last}` : dir
+    let u = byDir.get(key)
     if (u === undefined) {
       u = []
-      byDir.set(dir, u)
+      byDir.set(key, u)
       units.push(u)
     }
     u.push(f)
