@@ -241,7 +241,7 @@ export class StatsAggregate {
       per = new Map()
       this.breakdown.set(key, per)
     }
-    for (const m of r.models) StatsAggregate.add(StatsAggregate.group(per, m.model), StatsAggregate.share(r, m))
+    StatsAggregate.addModels(per, r)
   }
 
   /** The local time of a run in the aggregate's zone, or `null` when the run has no time. */
@@ -324,6 +324,15 @@ export class StatsAggregate {
     if (r.costUsd !== null && r.costUsd > 0) addTop(this.mostExpensive, ref, (x) => x.costUsd ?? 0)
   }
 
+  /**
+   * A run into a group's per-model rows: its share under each model, or, with no usage recorded, under
+   * {@link NO_USAGE} (as `--by model` counts it), so that the rows of a group hold all of its runs.
+   */
+  private static addModels(per: Map<string, GroupTotals>, r: RunRecord): void {
+    if (r.models.length === 0) StatsAggregate.add(StatsAggregate.group(per, NO_USAGE), r)
+    for (const m of r.models) StatsAggregate.add(StatsAggregate.group(per, m.model), StatsAggregate.share(r, m))
+  }
+
   /** `--by ending --breakdown`: the per-model rows of the ending groups (their totals are `byEnding`). */
   private addBreakdownOnly(key: string, r: RunRecord): void {
     let per = this.breakdown.get(key)
@@ -331,7 +340,7 @@ export class StatsAggregate {
       per = new Map()
       this.breakdown.set(key, per)
     }
-    for (const m of r.models) StatsAggregate.add(StatsAggregate.group(per, m.model), StatsAggregate.share(r, m))
+    StatsAggregate.addModels(per, r)
   }
 
   /** Counts a file (or folder) that gave no runs. */
