@@ -4,9 +4,11 @@
  * the document cap; a log after it is read, its lines numbered as in the file).
  *
  * A blank line is what {@link LineSplitter} skips: nothing but spaces, tabs, `\r`, vertical tabs and form feeds
- * before its newline (and a UTF-8 BOM at the very start of the input). Only whole lines are dropped: the blank
- * bytes after the last newline (the start of the first line that holds anything) are handed on with that line,
- * so the line's text is what it was. Never throws.
+ * before its newline (and a UTF-8 BOM at the very start of the input), however long. Only whole lines are
+ * dropped: the blank bytes after the last newline (the start of the first line that holds anything) are handed on
+ * with that line, so the line's text is what it was, unless there are more of them than `maxCarry` (the line
+ * cap): those are let go as they come, and the line is handed on from its first byte that is not blank (its
+ * record is read, not skipped as a line over the cap; nothing of it is lost but blank space). Never throws.
  *
  * @module
  */
@@ -37,10 +39,11 @@ export class BlankLead {
   lines = 0
   private started = false
   private handing = false
-  /** Blank bytes after the last dropped newline: the start of a line still open. */
-  private carry: Buffer | undefined
+  /** Blank bytes after the last dropped newline: the start of a line still open (pieces, joined once). */
+  private carry: Array<Buffer> = []
+  private carryBytes = 0
 
-  /** @param maxCarry the most blank bytes held without a newline; past it they are handed on as they are. */
+  /** @param maxCarry the most blank bytes held without a newline; past it they are let go. */
   constructor(private readonly maxCarry: number) {}
 
   /** Whether bytes have been handed on (every chunk from now on is handed on whole). */
@@ -61,25 +64,38 @@ export class BlankLead {
     if (lastNl !== -1) {
       // the held bytes and everything up to this newline are whole blank lines
       this.lines += newlinesThrough(chunk, lastNl)
-      this.carry = undefined
+      this.drop()
     }
     const rest = lastNl === -1 ? chunk : chunk.subarray(lastNl + 1)
     if (first === -1) {
-      if (rest.length > 0) this.carry = this.carry === undefined ? Buffer.from(rest) : Buffer.concat([this.carry, rest])
-      if (this.carry !== undefined && this.carry.length > this.maxCarry) return this.end()
+      if (rest.length > 0) {
+        this.carry.push(Buffer.from(rest))
+        this.carryBytes += rest.length
+      }
+      // a blank start of a line longer than the line cap: let go (the line is read from its first non-blank byte)
+      if (this.carryBytes > this.maxCarry) this.drop()
       return undefined
     }
     this.handing = true
-    const held = this.carry
-    this.carry = undefined
+    const held = this.held()
     return held === undefined ? rest : Buffer.concat([held, rest])
   }
 
-  /** The input ended (or the held bytes grew past the cap): the held blank bytes, if any, to read as they are. */
+  private drop(): void {
+    this.carry = []
+    this.carryBytes = 0
+  }
+
+  /** The held blank bytes as one buffer (then no longer held), or `undefined`. */
+  private held(): Buffer | undefined {
+    const parts = this.carry
+    this.drop()
+    return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : Buffer.concat(parts)
+  }
+
+  /** The input ended: the held blank bytes, if any, to read as they are. */
   end(): Buffer | undefined {
     this.handing = true
-    const held = this.carry
-    this.carry = undefined
-    return held
+    return this.held()
   }
 }

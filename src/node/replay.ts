@@ -18,7 +18,7 @@ import { detectDocument, detectLines, formatByName, formats } from '../formats/i
 import { QUIET_MS, type FormatModule, type LineReader, type ReaderOptions } from '../formats/types.js'
 import type { SeenRecords } from '../formats/claudeCode/seen.js'
 import { BlankLead } from '../io/blankLead.js'
-import { countJsonValues, LINE_CAP_TEXT, LineSplitter, MAX_LINE_VALUES } from '../io/lines.js'
+import { countJsonValues, LINE_CAP_TEXT, LineSplitter, MAX_LINE_BYTES, MAX_LINE_VALUES } from '../io/lines.js'
 import { attachSubagents, hasSubagentFilesSync } from './claudeSubagents.js'
 import { fileChunks } from './fileChunks.js'
 import type { SkimMode } from '../formats/skim/skim.js'
@@ -367,7 +367,7 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
   const sniffing = (): boolean => (headLines < SNIFF_LINES && sniffFed < SNIFF_BYTES) || (headLines === 0 && sniffFed < headCap)
   // blank lines before the first record are dropped as they come (counted, so lines keep their numbers): they are
   // not held in the head, and a blank input of any size is blank, not a first line over the cap (SPEC §1)
-  const lead = new BlankLead(SNIFF_BYTES)
+  const lead = new BlankLead(MAX_LINE_BYTES)
   const toHead = (chunk: Buffer): void => {
     if (head.length === 0) sniffer.skipLines(lead.lines)
     head.push(chunk)

@@ -70,9 +70,24 @@ describe('BlankLead', () => {
         return Buffer.from(text, 'utf8')
       })
     fc.assert(
-      fc.property(input, fc.array(fc.nat(), { maxLength: 6 }), fc.integer({ min: 0, max: 8 }), (bytes, at, maxCarry) => {
+      fc.property(input, fc.array(fc.nat(), { maxLength: 6 }), (bytes, at) => {
         const chunks = cut(bytes, at)
-        expect(splitLed(chunks, maxCarry)).toStrictEqual(splitPlain(chunks))
+        expect(splitLed(chunks, 1 << 30)).toStrictEqual(splitPlain(chunks))
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('past maxCarry blank bytes in one line, only the blank start of the first line that holds anything differs', () => {
+    const blank = fc.constantFrom(' ', '\t', '\r', '  ', '   \t')
+    const input = fc
+      .tuple(fc.array(fc.oneof(blank, fc.constant('\n')), { maxLength: 16 }), fc.constantFrom('{"a":1}', 'x y', '[2]'), fc.boolean())
+      .map(([lead, content, final]) => Buffer.from(`${lead.join('')}${content}\nz${final ? '\n' : ''}`))
+    const trimFirst = (lines: Array<Line>): Array<Line> => lines.map((l, i) => (i === 0 ? { ...l, text: l.text.replace(/^[ \t\r\v\f]+/, '') } : l))
+    fc.assert(
+      fc.property(input, fc.array(fc.nat(), { maxLength: 6 }), fc.integer({ min: 0, max: 6 }), (bytes, at, maxCarry) => {
+        const chunks = cut(bytes, at)
+        expect(trimFirst(splitLed(chunks, maxCarry))).toStrictEqual(trimFirst(splitPlain(chunks)))
       }),
       { numRuns: 3000 },
     )
@@ -90,11 +105,12 @@ describe('BlankLead', () => {
     expect(lead.take(Buffer.from('\n\n'))?.toString()).toBe('\n\n')
   })
 
-  it('hands blank bytes on as they are once more than maxCarry of them arrive without a newline', () => {
+  it('lets go of blank bytes past maxCarry in one line: a 65 MiB blank line is dropped, the next line keeps its number', () => {
     const lead = new BlankLead(4)
     expect(lead.take(Buffer.from('\n  '))).toBeUndefined()
-    expect(lead.take(Buffer.from('   '))?.toString()).toBe('     ')
-    expect([lead.lines, lead.handedOn]).toStrictEqual([1, true])
+    expect(lead.take(Buffer.from('   '))).toBeUndefined()
+    expect(lead.take(Buffer.from(' \n\t{}'))?.toString()).toBe('\t{}')
+    expect([lead.lines, lead.handedOn]).toStrictEqual([2, true])
   })
 })
 
@@ -117,6 +133,19 @@ describe('replay after a long blank start', () => {
     expect(format).toBe('native')
     expect(notes).toStrictEqual([EMPTY_INPUT_NOTE])
     expect(runs.map((r) => [r.ending.kind, r.startedAt, r.turns])).toStrictEqual([['unfinished', null, 0]])
+  })
+
+  it('long blank lines (230 of 300,000 spaces, one of 65 MiB) before a log are dropped too; alone they are blank', async () => {
+    const spaces = Buffer.alloc(300_000, 0x20)
+    const long = [...Array.from({ length: 230 }, () => [spaces, Buffer.from('\n')]).flat(), ...repeated(' ', 65 * 1048576), Buffer.from('\n')]
+    const log = `${JSON.stringify({ type: 'turn/start', sessionId: 's', data: {} })}\n${JSON.stringify({ type: 'turn/end', sessionId: 's', data: { reason: { kind: 'completed' } } })}\n`
+    const withLog = await replay([...long, Buffer.from(log)], 'long.jsonl')
+    expect(withLog.format).toBe('native')
+    expect(withLog.notes).toStrictEqual([])
+    expect(withLog.runs.map((r) => [r.ending.kind, r.turns])).toStrictEqual([['answered', 1]])
+    const alone = await replay(long, 'long-blank.jsonl')
+    expect(alone.notes).toStrictEqual([EMPTY_INPUT_NOTE])
+    expect(alone.runs.map((r) => r.ending.kind)).toStrictEqual(['unfinished'])
   })
 
   it('a native log after 66 MiB of blank CRLF lines is read, its diagnostic on the line the file has it', async () => {
