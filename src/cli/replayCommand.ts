@@ -332,7 +332,10 @@ const replayOne = async (
     if (held.length > 0 && file !== null && !onlyCopies(held)) {
       let runs: ReadonlyArray<RunResult> = held
       try {
-        runs = await attachSubagents(held, file, options.estimate !== undefined ? { estimate: options.estimate } : {})
+        runs = await attachSubagents(held, file, {
+          ...(options.estimate !== undefined ? { estimate: options.estimate } : {}),
+          onNote: (note) => io.stderr.write(`run-outcome replay: ${display(label)}: ${forTerminal(note)}\n`),
+        })
       } catch {
         io.stderr.write(`run-outcome replay: ${display(label)}: could not read its subagent files; runs printed without them\n`)
       }

@@ -41,6 +41,14 @@ export const MAX_LINE_VALUES = 1_000_000
 export const LINE_CAP_TEXT = `${MAX_LINE_BYTES / 1048576} MiB or ${groupDigits(MAX_LINE_VALUES)} JSON values`
 
 /**
+ * The note of a line skipped for the line cap, as replay prints it: `line 3: skipped a line of 68,157,461 bytes (over
+ * the line cap of 64 MiB or 1,000,000 JSON values)`, with `holding over 1,000,000 JSON values` when that cap was
+ * the one passed (`values` given). @since 0.2.0
+ */
+export const oversizeNote = (lineNo: number, bytes: number, values?: number): string =>
+  `line ${lineNo}: skipped a line of ${groupDigits(bytes)} bytes${values !== undefined ? ` holding over ${groupDigits(MAX_LINE_VALUES)} JSON values` : ''} (over the line cap of ${LINE_CAP_TEXT})`
+
+/**
  * Receives a skipped line: its 1-based number, its size in bytes, and — when it was skipped for holding more than
  * the value cap — the values counted (at least cap + 1), else `undefined` (over the byte cap).
  * @since 0.2.0

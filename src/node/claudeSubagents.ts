@@ -14,24 +14,29 @@ import type { CostEstimator } from '../core/fold.js'
 import { MAX_DIAGNOSTICS, type ChildResult, type Cost, type Diagnostic, type ModelUsage, type RunResult, type Usage } from '../core/RunResult.js'
 import { msFromIso } from '../core/time.js'
 import { createClaudeCodeReader } from '../formats/claudeCode.js'
-import { LineSplitter } from '../io/lines.js'
+import { LineSplitter, oversizeNote } from '../io/lines.js'
 import { SESSION_EXT, subagentFilesOf } from './claudeSubagentFiles.js'
 import { fileChunks } from './fileChunks.js'
 
 export { hasSubagentFilesSync, subagentDirOf, subagentFilesOf, subagentFilesOfSync } from './claudeSubagentFiles.js'
 
 /** Reads one subagent file with the Claude Code reader in subagent mode (the whole file is one run). */
-const readSubagentFile = async (file: string, estimate: CostEstimator | undefined): Promise<Array<RunResult>> => {
+const readSubagentFile = async (file: string, estimate: CostEstimator | undefined): Promise<{ runs: Array<RunResult>; notes: Array<string> }> => {
   const runs: Array<RunResult> = []
+  const notes: Array<string> = []
   const reader = createClaudeCodeReader((r) => runs.push(r), { file, ...(estimate !== undefined ? { estimate } : {}) }, { subagent: true })
-  const splitter = new LineSplitter((text, lineNo, unterminated) => {
-    reader.line(text, lineNo, unterminated)
-  })
+  const splitter = new LineSplitter(
+    (text, lineNo, unterminated) => {
+      reader.line(text, lineNo, unterminated)
+    },
+    // a line over the cap is skipped, as in any log, and said (on the run the subagent belongs to)
+    (lineNo, size, values) => notes.push(oversizeNote(lineNo, size, values)),
+  )
   const source: AsyncIterable<Buffer> = file.endsWith('.gz') ? createReadStream(file, { highWaterMark: 256 * 1024 }).pipe(createGunzip()) : fileChunks(file)
   for await (const chunk of source) splitter.push(chunk as Buffer)
   splitter.end()
   reader.end()
-  return runs
+  return { runs, notes }
 }
 
 /** The agent id a subagent file names: `agent-<id>.jsonl` → `<id>`. */
@@ -152,14 +157,17 @@ const addCost = (a: Cost, b: Cost): Cost => {
  *   run's cost stays missing unless `options.estimate` prices each request, as for the session's own), and its
  *   tool calls to the run's `toolCalls`.
  * Returns new `RunResult` objects (the inputs are not changed); `runs` unchanged when it is empty or there
- * are no subagent files. A subagent file that cannot be read adds a diagnostic to the last run.
+ * are no subagent files. A subagent file that cannot be read adds a diagnostic to the last run. A line of a
+ * subagent file over the line cap is skipped, as in any log, and said: `the subagent file agent-x.jsonl: line 3:
+ * skipped a line of … bytes (over the line cap …)`, to `options.onNote` when given (the CLI prints it beside the
+ * session's own notes), else as a diagnostic of the run the subagent belongs to.
  * **Rejects with** the file system's error only when the `subagents` folder exists but cannot be listed.
  * @since 0.1.0
  */
 export const attachSubagents = async (
   runs: ReadonlyArray<RunResult>,
   sessionFile: string,
-  options: { readonly estimate?: CostEstimator } = {},
+  options: { readonly estimate?: CostEstimator; readonly onNote?: (note: string) => void } = {},
 ): Promise<Array<RunResult>> => {
   const out = runs.slice()
   if (out.length === 0) return out
@@ -176,13 +184,19 @@ export const attachSubagents = async (
   }
   for (const file of files) {
     let sub: Array<RunResult>
+    let notes: Array<string>
     try {
-      sub = await readSubagentFile(file, options.estimate)
+      ;({ runs: sub, notes } = await readSubagentFile(file, options.estimate))
     } catch {
       gatherDiagnostic(at(out.length - 1), `could not read the subagent file ${basename(file)}`)
       continue
     }
     const first = sub[0]
+    for (const note of notes) {
+      const message = `the subagent file ${basename(file)}: ${note}`
+      if (options.onNote !== undefined) options.onNote(message)
+      else gatherDiagnostic(at(first === undefined ? out.length - 1 : runIndexFor(spans, ms(first.startedAt))), message)
+    }
     if (first === undefined) continue
     let usage = first.usage
     let cost = first.cost

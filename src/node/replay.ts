@@ -18,7 +18,7 @@ import { detectDocument, detectLines, formatByName, formats } from '../formats/i
 import { QUIET_MS, type FormatModule, type LineReader, type ReaderOptions } from '../formats/types.js'
 import type { SeenRecords } from '../formats/claudeCode/seen.js'
 import { BlankLead } from '../io/blankLead.js'
-import { countJsonValues, LINE_CAP_TEXT, LineSplitter, MAX_LINE_BYTES, MAX_LINE_VALUES } from '../io/lines.js'
+import { countJsonValues, LINE_CAP_TEXT, LineSplitter, MAX_LINE_BYTES, MAX_LINE_VALUES, oversizeNote } from '../io/lines.js'
 import { attachSubagents, hasSubagentFilesSync } from './claudeSubagents.js'
 import { fileChunks } from './fileChunks.js'
 import type { SkimMode } from '../formats/skim/skim.js'
@@ -521,10 +521,7 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
       if (error !== undefined || takeParsed(lineNo, unterminated)) return
       error = reader.line(text, lineNo, unterminated)
     },
-    (lineNo, size, values) =>
-      notes.push(
-        `line ${lineNo}: skipped a line of ${size.toLocaleString('en-US')} bytes${values !== undefined ? ` holding over ${MAX_LINE_VALUES.toLocaleString('en-US')} JSON values` : ''} (over the line cap of ${LINE_CAP_TEXT})`,
-      ),
+    (lineNo, size, values) => notes.push(oversizeNote(lineNo, size, values)),
   )
   // lines that start with `{` arrive as bytes: a head line the sniffer parsed is then never decoded again
   const readerBytes = reader.lineBytes?.bind(reader)

@@ -360,6 +360,7 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
   const held: Array<RunResult> = []
   const records: Array<RunRecord> = []
   const copiesBefore = seen?.copies ?? 0
+  const subagentNotes: Array<string> = []
   try {
     // a Claude Code session with subagent files: its runs wait for them (they make no runs of their own)
     const hasSubagents = typeof path === 'string' && hasSubagentFilesSync(path)
@@ -382,14 +383,15 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
       // a copied session (every record read before, K15) stays the placeholder the report leaves out: its subagent
       // files are copies too, and attached they would make it a run of children
       const copy = held.length === 1 && (seen?.copies ?? 0) !== copiesBefore && holdsNoRun(held[0] as RunResult)
-      for (const r of copy ? held : await attachSubagents(held, file, estimate !== undefined ? { estimate } : {}))
+      const onNote = (note: string): void => void subagentNotes.push(note)
+      for (const r of copy ? held : await attachSubagents(held, file, { ...(estimate !== undefined ? { estimate } : {}), onNote }))
         records.push(toRecord(r, file, records.length + 1, job.accept))
     }
     const project = await projectOf(file, outcome.format, head)
     head = undefined
     const runs = project === null ? records : records.map((r) => ({ ...r, project }))
     const undated = undatedPrices !== undatedBefore ? ({ undated: true } as const) : {}
-    const notes = notesOf(outcome.notes)
+    const notes = notesOf([...outcome.notes, ...subagentNotes])
     return outcome.error !== undefined
       ? { file, ok: true, format: outcome.format, runs, protocolError: outcome.error.message, ...notes, ...undated }
       : { file, ok: true, format: outcome.format, runs, ...notes, ...undated }
