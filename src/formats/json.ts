@@ -21,6 +21,13 @@ export const str = (u: unknown): string | undefined => (typeof u === 'string' ? 
  */
 export const count = (u: unknown): number | undefined => (typeof u === 'number' && Number.isFinite(u) && u >= 0 ? u : undefined)
 
+/**
+ * `u` when it is a whole number of things (turns, a turn limit), 0 … 2^53−1, else `undefined` (`2.5`, `-1`,
+ * `1e308`, `"3"`). SPEC §3: turns and turn limits are counts.
+ * @internal
+ */
+export const wholeCount = (u: unknown): number | undefined => (Number.isSafeInteger(u) && (u as number) >= 0 ? (u as number) : undefined)
+
 /** A name taken from input cut and cleaned for a diagnostic or a `lastEventType`: the library's one {@link safeName}. @internal */
 export const short = safeName
 

@@ -136,4 +136,53 @@ describe('turn counts are whole numbers', () => {
     expect(after?.turns).toBe(0)
     expect(after?.diagnostics.map((d) => d.message)).toContain('currentTurn is not a non-negative integer')
   })
+
+  it('Claude Code stream-json: an error_max_turns result with num_turns -2.5 and max_turns 1e308 gives no such figures', async () => {
+    const lines = [
+      { type: 'system', subtype: 'init', session_id: 's1', model: 'claude-sonnet-4-5-20250929' },
+      { type: 'user', message: { role: 'user', content: 'hi' }, session_id: 's1' },
+      { type: 'result', subtype: 'error_max_turns', is_error: true, num_turns: -2.5, max_turns: 1e308, session_id: 's1', total_cost_usd: 0.01 },
+    ]
+    const [run] = await replay(`${lines.map((l) => JSON.stringify(l)).join('\n')}\n`, 'stream.jsonl')
+    expect(run?.ending).toStrictEqual({ kind: 'limit', reason: 'max_turns', field: 'num_turns', actual: null })
+    expect(run?.diagnostics.map((d) => d.message)).toContain('ignored num_turns: it is not a non-negative integer')
+    const whole = lines.map((l) => (l.type === 'result' ? { ...l, num_turns: 3, max_turns: 3 } : l))
+    const [ok] = await replay(`${whole.map((l) => JSON.stringify(l)).join('\n')}\n`, 'stream.jsonl')
+    expect(ok?.ending).toStrictEqual({ kind: 'limit', reason: 'max_turns', field: 'num_turns', actual: 3, limit: 3 })
+  })
+
+  it('a Claude Code transcript max_turns_reached attachment with maxTurns 2.5 and turnCount -7.5: unknown figures, said', async () => {
+    const attach = (a: Record<string, unknown>): string =>
+      `${[
+        { type: 'user', sessionId: 's2', uuid: 'u1', parentUuid: null, timestamp: '2025-12-16T00:00:00.000Z', message: { role: 'user', content: 'hi' } },
+        {
+          type: 'attachment',
+          sessionId: 's2',
+          uuid: 'u2',
+          parentUuid: 'u1',
+          timestamp: '2025-12-16T00:00:01.000Z',
+          attachment: { type: 'max_turns_reached', ...a },
+        },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n')}\n`
+    const [run] = await replay(attach({ maxTurns: 2.5, turnCount: -7.5 }), 'transcript.jsonl')
+    expect(run?.ending).toStrictEqual({ kind: 'limit', reason: 'max_turns', field: 'turns', actual: null })
+    expect(run?.diagnostics.map((d) => d.message)).toStrictEqual(['ignored a turn figure of a max_turns_reached attachment: it is not a non-negative integer'])
+    const [ok] = await replay(attach({ maxTurns: 2, turnCount: 2 }), 'transcript.jsonl')
+    expect(ok?.ending).toStrictEqual({ kind: 'limit', reason: 'max_turns', field: 'turns', actual: 2, limit: 2 })
+    expect(ok?.diagnostics).toStrictEqual([])
+  })
+
+  it('an OpenAI Agents RunState: maxTurns 1.5 is no limit (said), and currentTurn 2.5 does not pass maxTurns 2', async () => {
+    const rel = 'openai-agents-runstate/v1.2-nested-approval.json'
+    const state = JSON.parse(readFileSync(join(fixtures, rel), 'utf8')) as Record<string, unknown>
+    const [past] = await replay(JSON.stringify({ ...state, currentTurn: 3, maxTurns: 2 }), rel)
+    expect(past?.ending).toStrictEqual({ kind: 'limit', reason: 'max_turns', limit: 2 })
+    const [frac] = await replay(JSON.stringify({ ...state, currentTurn: 2.5, maxTurns: 2 }), rel)
+    expect(frac?.ending.kind).toBe('suspended')
+    const [badLimit] = await replay(JSON.stringify({ ...state, currentTurn: 3, maxTurns: 1.5 }), rel)
+    expect(badLimit?.ending.kind).toBe('suspended')
+    expect(badLimit?.diagnostics.map((d) => d.message)).toContain('ignored maxTurns: it is not a non-negative integer')
+  })
 })

@@ -30,7 +30,7 @@ import * as t from 'io-ts'
 import type { NativeUsage } from '../../core/events.js'
 import type { Emit } from '../../core/translator.js'
 import { emitDiagnostic, emitIdle, emitRecord, nativeEvent, type Origin, type ReasonIn } from '../events.js'
-import { isObject, str, type Obj } from '../json.js'
+import { isObject, str, wholeCount, type Obj } from '../json.js'
 import {
   ABORTED_BY_USER,
   COMPLETED,
@@ -281,8 +281,9 @@ const firstNumber = (texts: ReadonlyArray<string>, re: RegExp): number | undefin
 const limitReason = (reason: string, v: Obj): ReasonIn => {
   const errors = reason === 'max_turns' || reason === 'cost_limit' ? errorsOf(v) : []
   if (reason === 'max_turns') {
-    const lim = num(v['max_turns']) ?? num(v['maxTurns']) ?? firstNumber(errors, /max(?:imum)?(?: number of)? turns\D{0,20}(\d+)/i)
-    return { kind: 'limit', reason, field: 'num_turns', actual: num(v['num_turns']) ?? null, ...(lim !== undefined ? { limit: lim } : {}) }
+    // turns are whole numbers: a figure that is not one is no figure (num_turns' own diagnostic says so)
+    const lim = wholeCount(v['max_turns']) ?? wholeCount(v['maxTurns']) ?? wholeCount(firstNumber(errors, /max(?:imum)?(?: number of)? turns\D{0,20}(\d+)/i))
+    return { kind: 'limit', reason, field: 'num_turns', actual: wholeCount(v['num_turns']) ?? null, ...(lim !== undefined ? { limit: lim } : {}) }
   }
   if (reason === 'cost_limit') {
     const lim = num(v['max_budget_usd']) ?? num(v['maxBudgetUsd']) ?? firstNumber(errors, /\$\s?(\d+(?:\.\d+)?)/)

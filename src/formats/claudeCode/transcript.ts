@@ -26,7 +26,7 @@ import * as t from 'io-ts'
 import type { PendingItem } from '../../core/RunEnding.js'
 import type { Emit } from '../../core/translator.js'
 import { BETWEEN, emitDiagnostic, emitIdle, emitRecord, nativeEvent, type Origin, type ReasonIn } from '../events.js'
-import { isObject, str, type Obj } from '../json.js'
+import { isObject, str, wholeCount, type Obj } from '../json.js'
 import type { SeenRecords } from './seen.js'
 import {
   ABORTED_BY_USER,
@@ -55,7 +55,6 @@ import {
   messageData,
   messageUsage,
   newIdSet,
-  num,
   originOf,
   providerErrorOf,
   repeatsText,
@@ -629,8 +628,13 @@ const attachment = (s: TranscriptState, v: Obj, time: string | number | undefine
   if (!isObject(a) || a['type'] !== 'max_turns_reached') return
   if (v['isSidechain'] === true && s.mode !== 'sub') return
   setFact(s, 'limit')
-  s.factLimit = num(a['maxTurns']) ?? num(a['max_turns']) ?? null
-  s.factActual = num(a['turnCount']) ?? num(a['turn_count']) ?? null
+  // turns are whole numbers: a figure that is not one is unknown, and said
+  const rawLimit = a['maxTurns'] ?? a['max_turns']
+  const rawActual = a['turnCount'] ?? a['turn_count']
+  s.factLimit = wholeCount(rawLimit) ?? null
+  s.factActual = wholeCount(rawActual) ?? null
+  if ((s.factLimit === null && rawLimit !== undefined && rawLimit !== null) || (s.factActual === null && rawActual !== undefined && rawActual !== null))
+    emitDiagnostic(emit, 'ignored a turn figure of a max_turns_reached attachment: it is not a non-negative integer')
 }
 
 /** Claude Code ≥ 2.1 `system` records: the turn markers (K11), an API refusal, a stop hook's summary. */

@@ -11,7 +11,7 @@
  */
 import type { SessionEvent } from '../../core/events.js'
 import { nativeEvent, type ReasonIn } from '../events.js'
-import { count, isObject, short, str, type Obj } from '../json.js'
+import { isObject, short, str, wholeCount, type Obj } from '../json.js'
 import { addBuckets, bucketsOf, callIdOf, get, isZero, parseJsonText, pendingFromList, toolNameOfType, zeroBuckets, type Pending } from './shared.js'
 
 /** Nested `pendingAgentToolRuns` are followed this deep (each level is a JSON string inside its parent). */
@@ -136,7 +136,7 @@ const KNOWN_STEPS = new Set(['next_step_interruption', 'next_step_final_output',
 const MAX_TURNS_TEXT = /max(imum)?[ _-]?turns/i
 
 /** `maxTurns` of a state when it is a usable figure. @internal */
-export const maxTurnsOf = (s: Obj | undefined): number | undefined => count(s?.['maxTurns'])
+export const maxTurnsOf = (s: Obj | undefined): number | undefined => wholeCount(s?.['maxTurns'])
 
 /**
  * The ending of one serialized state (rules 1–5 of the module doc). `diag` receives its diagnostics (none for
@@ -150,8 +150,9 @@ export const endingOfState = (s: Obj, diag?: (message: string) => void): Ending 
   const finishReason = stepType ?? null
   if (step !== undefined && step !== null && stepType === undefined) diag?.('ignored a currentStep without a string type')
   // 1. max turns
-  const currentTurn = count(s['currentTurn'])
+  const currentTurn = wholeCount(s['currentTurn'])
   const maxTurns = maxTurnsOf(s)
+  if (maxTurns === undefined && s['maxTurns'] !== undefined && s['maxTurns'] !== null) diag?.('ignored maxTurns: it is not a non-negative integer')
   const span = s['currentAgentSpan']
   const spanError = isObject(span) && isObject(span['error']) ? str(span['error']['message']) : undefined
   if ((currentTurn !== undefined && maxTurns !== undefined && currentTurn > maxTurns) || (spanError !== undefined && MAX_TURNS_TEXT.test(spanError))) {
