@@ -477,19 +477,31 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   // files' order, so sums of costs come out to the same last digit on every run
   const position = new Map<string, number>()
   for (let i = 0; i < files.length; i++) position.set(fileLabel(files[i] as UnitFile), i)
+  // each outcome is added once those of the files before it are (so memory holds only the ones that came early,
+  // not every run of the report); any still waiting at the end are added then, in the same order
   const slots: Array<FileOutcome | undefined> = new Array(files.length)
   const unplaced: Array<FileOutcome> = []
+  let next = 0
   let runsSoFar = 0
-  const onOutcome = (o: FileOutcome): void => {
-    const at = position.get(o.file)
-    if (at !== undefined && slots[at] === undefined) slots[at] = o
-    else unplaced.push(o)
-    if (o.ok) runsSoFar += o.runs.length
-    bar?.increment(1, { runs: runsSoFar })
-  }
   const addOutcome = (o: FileOutcome): void => {
     agg.addFile(o)
     if (!o.ok && named.has(o.file)) code = EXIT.usage
+  }
+  const placed = new Uint8Array(files.length)
+  const onOutcome = (o: FileOutcome): void => {
+    const at = position.get(o.file)
+    if (at !== undefined && placed[at] === 0) {
+      placed[at] = 1
+      slots[at] = o
+      while (next < files.length && placed[next] === 1) {
+        const ready = slots[next]
+        slots[next] = undefined
+        next++
+        if (ready !== undefined) addOutcome(ready)
+      }
+    } else unplaced.push(o)
+    if (o.ok) runsSoFar += o.runs.length
+    bar?.increment(1, { runs: runsSoFar })
   }
   // the readers are loaded only when some file is read (a report answered from the cache reads none)
   const readers = (): Promise<typeof import('./stats/records.js')> => import('./stats/records.js')
