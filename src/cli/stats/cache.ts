@@ -299,6 +299,8 @@ export interface StatsCacheOptions {
   readonly build: string | undefined
   /** The clock (epoch milliseconds; default now). */
   readonly now?: number
+  /** The most run records held for new entries (default {@link MAX_CACHED_RUNS}, 500,000). */
+  readonly maxRuns?: number
 }
 
 /** A unit being read: its name and key, and its outcomes so far; `spoiled` when they must not be kept. */
@@ -307,8 +309,18 @@ interface Pending {
   readonly key: string
   readonly size: number
   readonly outcomes: Array<FileOutcome>
+  /** The outcomes recorded (held in `outcomes` unless spoiled) and the run records among them. */
+  got: number
+  runs: number
   spoiled: boolean
 }
+
+/**
+ * The most run records one report holds to keep in the cache (about 350 bytes each in memory, more as JSON): past
+ * it the file would pass {@link MAX_CACHE_BYTES} and not be written, so the later units are not held for it (a
+ * report over millions of runs keeps its memory for the report). 500,000.
+ */
+const MAX_CACHED_RUNS = 500_000
 
 /**
  * Opens the cache of `job` under `dir` (see the module doc), or `undefined` when this build has no bundled worker
@@ -319,6 +331,7 @@ export const openStatsCache = (dir: string, job: RecordJob, options: StatsCacheO
   const build = options.build
   if (build === undefined) return undefined
   const now = options.now ?? Date.now()
+  const maxRuns = options.maxRuns ?? MAX_CACHED_RUNS
   // the time zone reads the logs' times that name none (Date.parse takes them as local times)
   const zone = `${Intl.DateTimeFormat().resolvedOptions().timeZone}|${process.env['TZ'] ?? ''}`
   const jobText = JSON.stringify({ job, prices: PRICE_DATA_VERSION, build, zone, scope: options.scope })
@@ -347,6 +360,8 @@ export const openStatsCache = (dir: string, job: RecordJob, options: StatsCacheO
   // units looked up and not found as they are: read again, so their old entries go
   const missed = new Set<string>()
   let changed = false
+  // the run records held for the entries made by this report (MAX_CACHED_RUNS)
+  let keptRuns = 0
   return {
     lookup(files) {
       let clash = false
@@ -385,7 +400,7 @@ export const openStatsCache = (dir: string, job: RecordJob, options: StatsCacheO
         return e.outcomes
       }
       missed.add(name)
-      const p: Pending = { name, key, size: files.length, outcomes: [], spoiled: false }
+      const p: Pending = { name, key, size: files.length, outcomes: [], got: 0, runs: 0, spoiled: false }
       for (const f of files) pending.set(fileLabel(f), p)
       return undefined
     },
@@ -399,11 +414,17 @@ export const openStatsCache = (dir: string, job: RecordJob, options: StatsCacheO
       const p = pending.get(outcome.file)
       if (p === undefined) return
       pending.delete(outcome.file)
-      p.outcomes.push(outcome)
-      if (p.outcomes.length < p.size) return
+      p.got++
+      if (outcome.ok) p.runs += outcome.runs.length
+      if (keptRuns + p.runs > maxRuns) p.spoiled = true
+      // a unit that will not be kept holds none of its outcomes
+      if (p.spoiled) p.outcomes.length = 0
+      else p.outcomes.push(outcome)
+      if (p.got < p.size) return
       // a unit's outcomes arrive in its files' order (one reader per unit); kept in that order
       if (!p.spoiled && keepable(p.outcomes)) {
         used[p.name] = { key: p.key, used: now, outcomes: p.outcomes }
+        keptRuns += p.runs
         changed = true
       }
     },
