@@ -29,6 +29,7 @@ import { GROUP_KEYS, NO_MODEL, NO_USAGE, StatsAggregate, type GroupBy, type Grou
 import { buildKeyIn, cacheDirOf, openStatsCache } from './stats/cache.js'
 import { runPool } from './stats/pool.js'
 import type { FileOutcome, RecordJob, SkipReason } from './stats/records.js'
+import { InOrder } from './stats/inOrder.js'
 import { fileLabel, type UnitFile, unitsOf } from './stats/units.js'
 import { type Cell, type Column, renderTable, tableWidths, textWidth, wrapParts } from './stats/table.js'
 import { checkTimeZone, localTime, machineTimeZone, parseBound, rangeIsEmpty, type TimeBound } from './stats/time.js'
@@ -477,29 +478,16 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   // files' order, so sums of costs come out to the same last digit on every run
   const position = new Map<string, number>()
   for (let i = 0; i < files.length; i++) position.set(fileLabel(files[i] as UnitFile), i)
-  // each outcome is added once those of the files before it are (so memory holds only the ones that came early,
-  // not every run of the report); any still waiting at the end are added then, in the same order
-  const slots: Array<FileOutcome | undefined> = new Array(files.length)
-  const unplaced: Array<FileOutcome> = []
-  let next = 0
+  // each outcome is added once those of the files before it are (InOrder): memory holds only the ones that came
+  // early, not every run of the report
   let runsSoFar = 0
   const addOutcome = (o: FileOutcome): void => {
     agg.addFile(o)
     if (!o.ok && named.has(o.file)) code = EXIT.usage
   }
-  const placed = new Uint8Array(files.length)
+  const inOrder = new InOrder<FileOutcome>(files.length, addOutcome)
   const onOutcome = (o: FileOutcome): void => {
-    const at = position.get(o.file)
-    if (at !== undefined && placed[at] === 0) {
-      placed[at] = 1
-      slots[at] = o
-      while (next < files.length && placed[next] === 1) {
-        const ready = slots[next]
-        slots[next] = undefined
-        next++
-        if (ready !== undefined) addOutcome(ready)
-      }
-    } else unplaced.push(o)
+    inOrder.put(position.get(o.file), o)
     if (o.ok) runsSoFar += o.runs.length
     bar?.increment(1, { runs: runsSoFar })
   }
@@ -539,8 +527,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   }
   cache?.save()
   bar?.stop()
-  for (const o of slots) if (o !== undefined) addOutcome(o)
-  for (const o of unplaced) addOutcome(o)
+  inOrder.end()
 
   if (agg.filesRead === 0) {
     // nothing could be read: an input error (as for replay), not an empty table
