@@ -335,6 +335,7 @@ const replayOne = async (
         runs = await attachSubagents(held, file, {
           ...(options.estimate !== undefined ? { estimate: options.estimate } : {}),
           onNote: (note) => io.stderr.write(`run-outcome replay: ${display(label)}: ${forTerminal(note)}\n`),
+          ...(seen.records !== undefined ? { seen: seen.records } : {}),
         })
       } catch {
         io.stderr.write(`run-outcome replay: ${display(label)}: could not read its subagent files; runs printed without them\n`)

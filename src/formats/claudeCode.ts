@@ -418,7 +418,16 @@ export const createClaudeCodeReader = (
   options: ReaderOptions,
   extra: ClaudeCodeReaderOptions = {},
 ): ClaudeCodeLineReader => {
-  const translator = extra.subagent === true ? subagentFileTranslator : extra.subagent === false ? mainSessionTranslator : claudeCodeTranslator
+  // with options.seen the file's records are claimed in the shared set, as in `reader` (K15)
+  const mode = extra.subagent === true ? 'sub' : extra.subagent === false ? 'main' : 'auto'
+  const translator =
+    options.seen !== undefined
+      ? translatorFor(mode, options.seen)
+      : mode === 'sub'
+        ? subagentFileTranslator
+        : mode === 'main'
+          ? mainSessionTranslator
+          : claudeCodeTranslator
   const p = new Pipeline(translator, {
     file: options.file ?? null,
     ...(options.live === true ? { live: true } : {}),

@@ -14,6 +14,7 @@ import type { CostEstimator } from '../core/fold.js'
 import { MAX_DIAGNOSTICS, type ChildResult, type Cost, type Diagnostic, type ModelUsage, type RunResult, type Usage } from '../core/RunResult.js'
 import { msFromIso } from '../core/time.js'
 import { createClaudeCodeReader } from '../formats/claudeCode.js'
+import type { SeenRecords } from '../formats/claudeCode/seen.js'
 import { LineSplitter, oversizeNote } from '../io/lines.js'
 import { SESSION_EXT, subagentFilesOf } from './claudeSubagentFiles.js'
 import { fileChunks } from './fileChunks.js'
@@ -21,10 +22,18 @@ import { fileChunks } from './fileChunks.js'
 export { hasSubagentFilesSync, subagentDirOf, subagentFilesOf, subagentFilesOfSync } from './claudeSubagentFiles.js'
 
 /** Reads one subagent file with the Claude Code reader in subagent mode (the whole file is one run). */
-const readSubagentFile = async (file: string, estimate: CostEstimator | undefined): Promise<{ runs: Array<RunResult>; notes: Array<string> }> => {
+const readSubagentFile = async (
+  file: string,
+  estimate: CostEstimator | undefined,
+  seen: SeenRecords | undefined,
+): Promise<{ runs: Array<RunResult>; notes: Array<string> }> => {
   const runs: Array<RunResult> = []
   const notes: Array<string> = []
-  const reader = createClaudeCodeReader((r) => runs.push(r), { file, ...(estimate !== undefined ? { estimate } : {}) }, { subagent: true })
+  const reader = createClaudeCodeReader(
+    (r) => runs.push(r),
+    { file, ...(estimate !== undefined ? { estimate } : {}), ...(seen !== undefined ? { seen } : {}) },
+    { subagent: true },
+  )
   const splitter = new LineSplitter(
     (text, lineNo, unterminated) => {
       reader.line(text, lineNo, unterminated)
@@ -160,14 +169,16 @@ const addCost = (a: Cost, b: Cost): Cost => {
  * are no subagent files. A subagent file that cannot be read adds a diagnostic to the last run. A line of a
  * subagent file over the line cap is skipped, as in any log, and said: `the subagent file agent-x.jsonl: line 3:
  * skipped a line of … bytes (over the line cap …)`, to `options.onNote` when given (the CLI prints it beside the
- * session's own notes), else as a diagnostic of the run the subagent belongs to.
+ * session's own notes), else as a diagnostic of the run the subagent belongs to. With `options.seen` (the records of
+ * the other files of one input, K15), a subagent file's records are claimed there like the session's own: a copy
+ * of the session elsewhere that holds them inline (older transcripts) then counts them once.
  * **Rejects with** the file system's error only when the `subagents` folder exists but cannot be listed.
  * @since 0.1.0
  */
 export const attachSubagents = async (
   runs: ReadonlyArray<RunResult>,
   sessionFile: string,
-  options: { readonly estimate?: CostEstimator; readonly onNote?: (note: string) => void } = {},
+  options: { readonly estimate?: CostEstimator; readonly onNote?: (note: string) => void; readonly seen?: SeenRecords } = {},
 ): Promise<Array<RunResult>> => {
   const out = runs.slice()
   if (out.length === 0) return out
@@ -186,7 +197,7 @@ export const attachSubagents = async (
     let sub: Array<RunResult>
     let notes: Array<string>
     try {
-      ;({ runs: sub, notes } = await readSubagentFile(file, options.estimate))
+      ;({ runs: sub, notes } = await readSubagentFile(file, options.estimate, options.seen))
     } catch {
       gatherDiagnostic(at(out.length - 1), `could not read the subagent file ${basename(file)}`)
       continue

@@ -76,6 +76,28 @@ describe('Claude Code sessions under both config folders', () => {
     ])
   })
 
+  it('replay DIR: a session kept with a subagents folder in one place and inline (older layout) in another counts once, either way round', async () => {
+    const inline = new URL('../fixtures/claude-code-transcript/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl', import.meta.url).pathname
+    const demo = join(basic, '.claude', 'projects', '-path-to-Demo')
+    const name = '5c0375b4-57a5-4f26-b12d-d022ee4e51b7'
+    for (const [first, second] of [
+      ['split', 'inline'],
+      ['inline', 'split'],
+    ]) {
+      const root = mkdtempSync(join(tmpdir(), 'ro-layouts-'))
+      const dirs: Record<string, string> = { split: join(root, first === 'split' ? 'a' : 'b'), inline: join(root, first === 'inline' ? 'a' : 'b') }
+      mkdirSync(dirs['inline'] as string)
+      cpSync(inline, join(dirs['inline'] as string, `${name}.jsonl`))
+      mkdirSync(dirs['split'] as string)
+      cpSync(join(demo, `${name}.jsonl`), join(dirs['split'] as string, `${name}.jsonl`))
+      cpSync(join(demo, name), join(dirs['split'] as string, name), { recursive: true })
+      const r = await runCli(['replay', '--json', root], '', { TZ: 'UTC' })
+      const runs = r.stdout.trim().split('\n')
+      expect(runs, `${first} first`).toHaveLength(1)
+      expect(r.stderr).toContain(`${join(dirs[second as string] as string, `${name}.jsonl`)}: no run of its own`)
+    }
+  })
+
   it('unitsOf reads a project folder of one name under every projects root as one unit, in the order listed', () => {
     const files = [
       '/h/.claude/projects/A/1.jsonl',

@@ -384,7 +384,9 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
       // files are copies too, and attached they would make it a run of children
       const copy = held.length === 1 && (seen?.copies ?? 0) !== copiesBefore && holdsNoRun(held[0] as RunResult)
       const onNote = (note: string): void => void subagentNotes.push(note)
-      for (const r of copy ? held : await attachSubagents(held, file, { ...(estimate !== undefined ? { estimate } : {}), onNote }))
+      for (const r of copy
+        ? held
+        : await attachSubagents(held, file, { ...(estimate !== undefined ? { estimate } : {}), onNote, ...(seen !== undefined ? { seen } : {}) }))
         records.push(toRecord(r, file, records.length + 1, job.accept))
     }
     const project = await projectOf(file, outcome.format, head)
