@@ -8,6 +8,7 @@
  * @internal
  */
 import { safeName } from '../core/names.js'
+import { isTokenCount } from '../core/values.js'
 
 export { isObject, type Obj } from '../core/values.js'
 
@@ -23,10 +24,10 @@ export const count = (u: unknown): number | undefined => (typeof u === 'number' 
 
 /**
  * `u` when it is a whole number of things (turns, a turn limit), 0 … 2^53−1, else `undefined` (`2.5`, `-1`,
- * `1e308`, `"3"`). SPEC §3: turns and turn limits are counts.
+ * `1e308`, `"3"`): the rule of token counts ({@link isTokenCount}). SPEC §3: turns and turn limits are counts.
  * @internal
  */
-export const wholeCount = (u: unknown): number | undefined => (Number.isSafeInteger(u) && (u as number) >= 0 ? (u as number) : undefined)
+export const wholeCount = (u: unknown): number | undefined => (isTokenCount(u) ? u : undefined)
 
 /** A name taken from input cut and cleaned for a diagnostic or a `lastEventType`: the library's one {@link safeName}. @internal */
 export const short = safeName

@@ -10,6 +10,7 @@ import { BlankLead } from '../../src/io/blankLead.js'
 import { LineSplitter } from '../../src/io/lines.js'
 import { EMPTY_INPUT_NOTE, replayStream } from '../../src/node/replay.js'
 import type { RunResult } from '../../src/core/RunResult.js'
+import { chunksOf } from '../reliability/support/jsonl.js'
 
 type Line = { text: string; lineNo: number; unterminated: boolean }
 
@@ -42,17 +43,12 @@ const splitLed = (chunks: ReadonlyArray<Buffer>, maxCarry: number): Array<Line> 
   return out
 }
 
-const cut = (bytes: Buffer, at: ReadonlyArray<number>): Array<Buffer> => {
-  const points = [...new Set(at.map((p) => p % (bytes.length + 1)))].sort((a, b) => a - b)
-  const out: Array<Buffer> = []
-  let from = 0
-  for (const p of points) {
-    out.push(bytes.subarray(from, p))
-    from = p
-  }
-  out.push(bytes.subarray(from))
-  return out
-}
+/** `bytes` cut at the points (taken modulo its length + 1), as the reliability suite cuts its documents. */
+const cut = (bytes: Buffer, at: ReadonlyArray<number>): Array<Buffer> =>
+  chunksOf(
+    bytes,
+    at.map((p) => p % (bytes.length + 1)),
+  )
 
 describe('BlankLead', () => {
   it('gives the splitter the same lines, numbers and last-line flag as reading every byte, however the input is cut', () => {

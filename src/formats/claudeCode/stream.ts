@@ -746,7 +746,7 @@ const totals = (s: StreamState, v: Obj, origin: Origin, emit: Emit): void => {
     }
   }
   const rawTurns = v['num_turns']
-  const turns = Number.isSafeInteger(rawTurns) && (rawTurns as number) >= 0 ? (rawTurns as number) : undefined
+  const turns = wholeCount(rawTurns)
   if (turns === undefined && rawTurns !== undefined && rawTurns !== null) emitDiagnostic(emit, 'ignored num_turns: it is not a non-negative integer')
   const counter = `${s.gen}/run`
   if (total !== undefined && byModel && !priced) {

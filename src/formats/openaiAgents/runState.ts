@@ -318,7 +318,7 @@ export const readState = (s: Obj, ctx: StateContext, decide?: (own: Ending) => E
     events.push(nativeEvent('source/diagnostic', { message }, origin))
   }
   const rawTurn = s['currentTurn']
-  const turn = Number.isSafeInteger(rawTurn) && (rawTurn as number) >= 0 ? (rawTurn as number) : undefined
+  const turn = wholeCount(rawTurn)
   // a run's content first: a fresh run must not open with a fact the fold would give to the run before (K7)
   if (!ctx.hasContent) events.push(nativeEvent('turn/start', turn !== undefined ? { turn } : {}, origin))
   const session = sessionIdOf(s)
