@@ -8,7 +8,7 @@
 import { Pipeline } from '../core/pipeline.js'
 import type { RunResult } from '../core/RunResult.js'
 import type { Translator } from '../core/translator.js'
-import { DECLINE, SKIM_MIN_BYTES, skimLine, skimOf } from './skim/skim.js'
+import { DECLINE, skimLine, skimMinBytes, skimOf } from './skim/skim.js'
 import type { LineReader, ReaderFactory, ReaderOptions } from './types.js'
 
 const pipelineOf = <S>(translator: Translator<S>, options: ReaderOptions): Pipeline<S> =>
@@ -32,7 +32,7 @@ export const readerFrom =
     // skim lines given as bytes when the translator declares what it reads (never with onEvent: events carry
     // record fields the skim leaves out)
     const skim = options.onEvent === undefined ? skimOf(translator) : undefined
-    const from = options.skim === 'all' ? 0 : SKIM_MIN_BYTES
+    const from = options.skim === 'all' ? 0 : skimMinBytes()
     return {
       line(text, lineNo, unterminated) {
         const err = p.textLine(text, lineNo, unterminated)

@@ -22,9 +22,17 @@ import { countJsonValues, LINE_CAP_TEXT, LineSplitter, MAX_LINE_BYTES, MAX_LINE_
 import { attachSubagents, hasSubagentFilesSync } from './claudeSubagents.js'
 import { fileChunks } from './fileChunks.js'
 import type { SkimMode } from '../formats/skim/skim.js'
+import { nativeSkim } from './nativeSkim.js'
 
-/** The skim mode `RUN_OUTCOME_SKIM` asks for: `1` long lines, `all` every line, anything else (or unset) none. */
-const skimFromEnv = (v: string | undefined): SkimMode => (v === '1' ? true : v === 'all' ? 'all' : false)
+/**
+ * The skim mode `RUN_OUTCOME_SKIM` asks for: `1` long lines, `all` every line, `0` none; unset (or anything else):
+ * long lines when the native kernel loads (`nativeSkim.ts`), else none (the skim in JavaScript saves little).
+ */
+const skimFromEnv = (v: string | undefined): SkimMode => {
+  if (v === '0') return false
+  if (v === 'all' || v === '1') return v === 'all' ? 'all' : true
+  return nativeSkim() !== null
+}
 
 /** Single-document inputs are read whole up to this size (bytes). @since 0.1.0 @category Replay */
 export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -312,6 +320,8 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
     ...(options.seen !== undefined ? { seen: options.seen } : {}),
     skim: options.skim ?? skimFromEnv(process.env['RUN_OUTCOME_SKIM']),
   }
+  // a skim uses the native kernel where one loads
+  if (readerOptions.skim !== false) nativeSkim()
   const notes = input.notes
   const maxDoc = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES
   if (typeof maxDoc !== 'number' || !(maxDoc >= 0)) throw new ReplayError('bad-option', 'maxDocumentBytes must be a non-negative number of bytes')

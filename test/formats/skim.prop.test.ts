@@ -10,8 +10,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
-import { skimCounts, skimSettings, type SkimMode } from '../../src/formats/skim/skim.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type SkimKernel, type SkimMode, skimCounts, skimKernel, skimSettings, useSkimKernel } from '../../src/formats/skim/skim.js'
+import { nativeSkim } from '../../src/node/nativeSkim.js'
 import { replayStream } from '../../src/node/replay.js'
 import { numRuns } from '../support/arbitraries.js'
 import { loadSeeds, mutation } from '../reliability/support/mutate.js'
@@ -164,67 +165,89 @@ const MUTATIONS: ReadonlyArray<(line: string, rnd: () => number) => string | Buf
   },
 ]
 
-describe('skim ≡ full parse: corpus and fixtures', () => {
-  it.each(FILES.map((f) => [f.slice(FIXTURES.length + 1), f]))('%s: the same results in every skim mode', async (_name, file) => {
-    await agree(readFileSync(file))
+/** The native kernel (dist/native, built by `npm run build`), or `null` where none was built. */
+const KERNEL = nativeSkim()
+
+/** Runs the enclosing describe's tests with `kernel` installed (`null`: the skim in JavaScript). */
+const withKernel = (kernel: SkimKernel | null): void => {
+  let before: SkimKernel | null = null
+  beforeAll(() => {
+    before = skimKernel()
+    useSkimKernel(kernel)
+  })
+  afterAll(() => useSkimKernel(before))
+}
+
+/** Both suites: the skim in JavaScript, and with the native kernel (skipped where none was built). */
+const suites = (name: string, kernel: SkimKernel | null): void => {
+  describe(`skim ≡ full parse, ${name}: corpus and fixtures`, () => {
+    withKernel(kernel)
+    it.each(FILES.map((f) => [f.slice(FIXTURES.length + 1), f]))('%s: the same results in every skim mode', async (_name, file) => {
+      await agree(readFileSync(file))
+    })
+
+    it('the skim answers most lines of the transcripts and rollouts (the property is not vacuous)', async () => {
+      let answered = 0
+      let total = 0
+      for (const f of SKIMMED) {
+        const text = readFileSync(f)
+        total += lines(text.toString('utf8')).length
+        answered += await agree(text)
+      }
+      expect(total).toBeGreaterThan(1000)
+      // all but the head lines the sniffer parsed (handed to the reader parsed) and each file's first record (parsed
+      // whole: it decides the shape)
+      expect(answered).toBeGreaterThan(total * 0.8)
+    })
   })
 
-  it('the skim answers most lines of the transcripts and rollouts (the property is not vacuous)', async () => {
-    let answered = 0
-    let total = 0
-    for (const f of SKIMMED) {
-      const text = readFileSync(f)
-      total += lines(text.toString('utf8')).length
-      answered += await agree(text)
-    }
-    expect(total).toBeGreaterThan(1000)
-    // all but the head lines the sniffer parsed (handed to the reader parsed) and each file's first record (parsed
-    // whole: it decides the shape)
-    expect(answered).toBeGreaterThan(total * 0.8)
-  })
-})
+  describe(`skim ≡ full parse, ${name}: re-serialised and mutated lines`, () => {
+    withKernel(kernel)
+    const logs = SKIMMED.map((f) => lines(readFileSync(f, 'utf8'))).filter((ls) => ls.length > 0)
 
-describe('skim ≡ full parse: re-serialised and mutated lines', () => {
-  const logs = SKIMMED.map((f) => lines(readFileSync(f, 'utf8'))).filter((ls) => ls.length > 0)
+    it('logs re-serialised with random whitespace and key order', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.nat(logs.length - 1), fc.integer(), fc.nat(), async (which, seed, from) => {
+          const ls = logs[which] as Array<string>
+          const rnd = rndOf(seed)
+          const start = from % ls.length
+          const picked = ls.slice(start, start + 40).map((l) => reserialise(JSON.parse(l), rnd))
+          // the first line decides the shape: keep it as written half of the time
+          if (start === 0 && rnd() < 0.5) picked[0] = ls[0] as string
+          await agree(Buffer.from(`${picked.join('\n')}\n`), 'auto', 1 + Math.floor(rnd() * 70_000))
+        }),
+        { numRuns: Math.max(20, Math.floor(runs / 5)) },
+      )
+    })
 
-  it('logs re-serialised with random whitespace and key order', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.nat(logs.length - 1), fc.integer(), fc.nat(), async (which, seed, from) => {
-        const ls = logs[which] as Array<string>
-        const rnd = rndOf(seed)
-        const start = from % ls.length
-        const picked = ls.slice(start, start + 40).map((l) => reserialise(JSON.parse(l), rnd))
-        // the first line decides the shape: keep it as written half of the time
-        if (start === 0 && rnd() < 0.5) picked[0] = ls[0] as string
-        await agree(Buffer.from(`${picked.join('\n')}\n`), 'auto', 1 + Math.floor(rnd() * 70_000))
-      }),
-      { numRuns: Math.max(20, Math.floor(runs / 5)) },
-    )
-  })
+    it('lines mutated by hand: cut, escapes, control characters, invalid UTF-8, duplicate keys, changed types', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.nat(logs.length - 1), fc.integer(), fc.nat(), fc.nat(MUTATIONS.length - 1), async (which, seed, from, op) => {
+          const ls = logs[which] as Array<string>
+          const rnd = rndOf(seed)
+          const start = from % ls.length
+          const picked: Array<string | Buffer> = ls.slice(start, start + 30)
+          for (let i = 0; i < picked.length; i++)
+            if (i > 0 && rnd() < 0.3) picked[i] = (MUTATIONS[op] as (l: string, r: () => number) => string | Buffer)(picked[i] as string, rnd)
+          const input = Buffer.concat(picked.flatMap((p) => [Buffer.isBuffer(p) ? p : Buffer.from(p), Buffer.from('\n')]))
+          await agree(input, rnd() < 0.8 ? 'auto' : rnd() < 0.5 ? 'claude-code' : 'codex')
+        }),
+        { numRuns: Math.max(20, Math.floor(runs / 5)) },
+      )
+    })
 
-  it('lines mutated by hand: cut, escapes, control characters, invalid UTF-8, duplicate keys, changed types', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.nat(logs.length - 1), fc.integer(), fc.nat(), fc.nat(MUTATIONS.length - 1), async (which, seed, from, op) => {
-        const ls = logs[which] as Array<string>
-        const rnd = rndOf(seed)
-        const start = from % ls.length
-        const picked: Array<string | Buffer> = ls.slice(start, start + 30)
-        for (let i = 0; i < picked.length; i++)
-          if (i > 0 && rnd() < 0.3) picked[i] = (MUTATIONS[op] as (l: string, r: () => number) => string | Buffer)(picked[i] as string, rnd)
-        const input = Buffer.concat(picked.flatMap((p) => [Buffer.isBuffer(p) ? p : Buffer.from(p), Buffer.from('\n')]))
-        await agree(input, rnd() < 0.8 ? 'auto' : rnd() < 0.5 ? 'claude-code' : 'codex')
-      }),
-      { numRuns: Math.max(20, Math.floor(runs / 5)) },
-    )
+    it('mutations of the reliability suite (its generator, seeded): the same results with and without the skim', async () => {
+      const seeds = loadSeeds(FIXTURES)
+      const n = Math.max(50, runs * 2)
+      for (let i = 0; i < n; i++) {
+        const m = mutation(20261201, i, seeds)
+        const fi = m.argv.indexOf('--format')
+        await agree(m.input, fi >= 0 ? (m.argv[fi + 1] as string) : 'auto', i % 7 === 0 ? 997 : 65_536)
+      }
+    })
   })
+}
 
-  it('mutations of the reliability suite (its generator, seeded): the same results with and without the skim', async () => {
-    const seeds = loadSeeds(FIXTURES)
-    const n = Math.max(50, runs * 2)
-    for (let i = 0; i < n; i++) {
-      const m = mutation(20261201, i, seeds)
-      const fi = m.argv.indexOf('--format')
-      await agree(m.input, fi >= 0 ? (m.argv[fi + 1] as string) : 'auto', i % 7 === 0 ? 997 : 65_536)
-    }
-  })
-})
+suites('in JavaScript', null)
+if (KERNEL !== null) suites('with the native kernel', KERNEL)
+else describe.skip('skim ≡ full parse, with the native kernel: none was built for this platform (npm run build says why)', () => {})

@@ -15,6 +15,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, sta
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest'
+import { NATIVE_SKIM_FILE } from '../../src/node/nativeSkim.js'
 import { repoRoot } from '../support/cli.js'
 
 /** The consumer's rxjs: a 7.x patch release other than the one in our devDependencies. */
@@ -124,7 +125,7 @@ describe('the packed package in a fresh consumer', () => {
     // A copy of what a clean clone has, so `prepack` builds dist/ from the sources alone (and leaves the
     // checkout's dist/, which other tests run, alone). node_modules is shared for the compiler.
     const pkg = join(tmp, 'pkg')
-    for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'src', 'scripts']) {
+    for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'src', 'scripts', 'native']) {
       if (existsSync(join(repoRoot, f))) cpSync(join(repoRoot, f), join(pkg, f), { recursive: true })
     }
     symlinkSync(join(repoRoot, 'node_modules'), join(pkg, 'node_modules'), 'dir')
@@ -250,6 +251,9 @@ describe('the packed package in a fresh consumer', () => {
       expect(files).toContain(f)
     }
     if (existsSync(join(repoRoot, 'CHANGELOG.md'))) expect(files).toContain('CHANGELOG.md')
+    // the skim kernel's source, and its build for this platform where the checkout's build made one
+    expect(files).toContain('native/skim.c')
+    if (existsSync(join(repoRoot, 'dist/native', NATIVE_SKIM_FILE))) expect(files).toContain(`dist/native/${NATIVE_SKIM_FILE}`)
     expect(files.filter((f) => /(^|\/)test\/|\.test\.|\.tsbuildinfo$|^\.|\/\./.test(f))).toStrictEqual([])
   })
 

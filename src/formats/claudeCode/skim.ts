@@ -27,8 +27,8 @@ const BLOCK: SkimSpec = {
   name: true,
   tool_use_id: true,
   is_error: true,
-  input: { when: (b) => typeof b['name'] === 'string' && INTERACTIVE_TOOLS.has(b['name']), keep: true },
-  content: { when: (b) => b['is_error'] === true, keep: true },
+  input: { when: 'name', in: [...INTERACTIVE_TOOLS.keys()], keep: true },
+  content: { when: 'is_error', in: [true], keep: true },
 }
 
 const MESSAGE: SkimSpec = {

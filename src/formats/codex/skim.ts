@@ -38,8 +38,8 @@ export const ROLLOUT_SKIM: CompiledSkim = compileSkim({
     codex_error_info: true,
     thread_settings: { model: true },
     info: { total_token_usage: true },
-    item: { type: true, content: { when: (it) => it['type'] === 'AgentMessage', keep: PART } },
-    message: { when: (p) => p['type'] === 'agent_message' || p['type'] === 'error', keep: true },
-    content: { when: (p) => p['role'] === 'assistant', keep: PART },
+    item: { type: true, content: { when: 'type', in: ['AgentMessage'], keep: PART } },
+    message: { when: 'type', in: ['agent_message', 'error'], keep: true },
+    content: { when: 'role', in: ['assistant'], keep: PART },
   },
 })

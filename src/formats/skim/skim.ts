@@ -55,12 +55,14 @@ import type { Translator } from '../../core/translator.js'
 export const DECLINE: unique symbol = Symbol('skim declined')
 
 /**
- * A field kept only when `when` holds for the object's unconditional fields (already reduced, as the translator
- * will see them); `keep` says how to keep it.
+ * A field kept only when the object's unconditional field `when` (a key of the same spec level, kept whole) has
+ * one of the values `in` (strings, or the literal `true`), as the translator will see it; `keep` says how to
+ * keep it. A condition is data, not a function, so the native kernel (`src/node/nativeSkim.ts`) can decide it.
  * @since 0.2.0
  */
 export interface SkimWhen {
-  readonly when: (fields: Readonly<Record<string, unknown>>) => boolean
+  readonly when: string
+  readonly in: ReadonlyArray<string | true>
   readonly keep: true | SkimSpec
 }
 
@@ -76,6 +78,8 @@ interface Field {
   /** `null`: the whole value. */
   readonly node: Node | null
   readonly when: ((fields: Readonly<Record<string, unknown>>) => boolean) | null
+  /** The condition as data (for the native kernel): the deciding key and its values. */
+  readonly cond: { readonly key: string; readonly in: ReadonlyArray<string | true> } | null
 }
 
 interface Node {
@@ -89,7 +93,14 @@ export interface CompiledSkim {
   readonly root: Node
 }
 
-const isWhen = (f: SkimField): f is SkimWhen => typeof f === 'object' && typeof (f as SkimWhen).when === 'function'
+const isWhen = (f: SkimField): f is SkimWhen => typeof f === 'object' && typeof (f as SkimWhen).when === 'string' && Array.isArray((f as SkimWhen).in)
+
+const whenOf =
+  (key: string, values: ReadonlyArray<string | true>) =>
+  (o: Readonly<Record<string, unknown>>): boolean => {
+    const v = o[key]
+    return (typeof v === 'string' || v === true) && values.includes(v)
+  }
 
 const compileNode = (spec: SkimSpec): Node => {
   const keys = new Map<string, Field>()
@@ -98,13 +109,33 @@ const compileNode = (spec: SkimSpec): Node => {
     // a spec key is ASCII: a key of the line that is not can never be one of them (see `utf8Of`)
     if (!/^[\x20-\x7e]*$/.test(k)) throw new TypeError('a skim spec key must be printable ASCII')
     const f = spec[k] as SkimField
-    if (f === true) keys.set(k, { node: null, when: null })
-    else if (isWhen(f)) keys.set(k, { node: f.keep === true ? null : compileNode(f.keep), when: f.when })
-    else keys.set(k, { node: compileNode(f), when: null })
+    if (f === true) keys.set(k, { node: null, when: null, cond: null })
+    else if (isWhen(f)) {
+      if (spec[f.when] !== true) throw new TypeError(`a skim condition must name a key of its level kept whole (${k}: ${f.when})`)
+      keys.set(k, { node: f.keep === true ? null : compileNode(f.keep), when: whenOf(f.when, f.in), cond: { key: f.when, in: f.in } })
+    } else keys.set(k, { node: compileNode(f), when: null, cond: null })
   }
   const list = [...keys].map(([key, field]) => ({ key, field, inherited: key in Object.prototype }))
   return { keys, list: [...list.filter((x) => x.field.when === null), ...list.filter((x) => x.field.when !== null)] }
 }
+
+/**
+ * A compiled spec as plain arrays, for the native kernel (`src/node/nativeSkim.ts`): one entry per key,
+ * `[key, nested plan or null (the whole value), index of the deciding key or -1, the deciding values]`.
+ * @internal
+ */
+export type SkimPlan = ReadonlyArray<readonly [string, SkimPlan | null, number, ReadonlyArray<string | true>]>
+
+const planOf = (node: Node): SkimPlan => {
+  const keys = node.list.map((x) => x.key)
+  return node.list.map(
+    ({ key, field }) =>
+      [key, field.node === null ? null : planOf(field.node), field.cond === null ? -1 : keys.indexOf(field.cond.key), field.cond?.in ?? []] as const,
+  )
+}
+
+/** The plan of `skim` (see {@link SkimPlan}). @internal */
+export const skimPlan = (skim: CompiledSkim): SkimPlan => planOf(skim.root)
 
 /**
  * Compiles a spec (the keys read at the top level of a record, nested as the record nests). Throws `TypeError`
@@ -244,6 +275,81 @@ const asciiTest = (): ((bytes: Uint8Array) => boolean) | null => {
 }
 
 /**
+ * A native skim kernel (`native/skim.c`, loaded by `src/node/nativeSkim.ts`): `compile` takes a {@link SkimPlan}
+ * and returns an opaque handle; `skim(line, out, handle)` writes the line's reduced record into `out` (at least
+ * as long as `line`) as compact JSON text — the kept fields' bytes exactly as the line holds them, the
+ * conditional ones after the others — and returns its length in bytes, or -1 when it declines (any line
+ * `JSON.parse` would reject, and the cases its header names). It checks the whole line's grammar, dropped values
+ * included, in one pass over the bytes.
+ * @since 0.2.0
+ */
+export interface SkimKernel {
+  compile(plan: SkimPlan): unknown
+  skim(line: Uint8Array, out: Uint8Array, handle: unknown): number
+}
+
+let kernel: SkimKernel | null = null
+const handles = new WeakMap<CompiledSkim, unknown>()
+/** The kernel's output buffer, grown to the longest line skimmed up to {@link KERNEL_KEEP_BYTES}; longer lines get their own. */
+let kernelOut: Uint8Array = new Uint8Array(0)
+/** Output buffers up to this size (bytes) are kept for the next line: 1 MiB. */
+const KERNEL_KEEP_BYTES = 1 << 20
+
+/**
+ * Installs (or, with `null`, removes) the native kernel {@link skimLine} uses: with one, every line handed to
+ * `skimLine` is reduced by it (ASCII lines too, since it saves the parse of the dropped values, not only their
+ * decoding) and only its small result is parsed by `JSON.parse`. Process-wide (each worker thread has its own).
+ * @since 0.2.0
+ */
+export const useSkimKernel = (k: SkimKernel | null): void => {
+  kernel = k
+}
+
+/** The kernel installed by {@link useSkimKernel}, or `null`. @since 0.2.0 */
+export const skimKernel = (): SkimKernel | null => kernel
+
+/**
+ * Lines shorter than this (bytes) are parsed whole in mode `true` when the native kernel is installed: below it
+ * the kernel's call and the parse of its result cost what the full parse of the line costs (measured in
+ * `bench/skim.mjs`).
+ * @since 0.2.0
+ */
+export const KERNEL_SKIM_MIN_BYTES = 512
+
+/** The shortest line mode `true` skims: {@link KERNEL_SKIM_MIN_BYTES} with the native kernel, else {@link SKIM_MIN_BYTES}. @since 0.2.0 */
+export const skimMinBytes = (): number => (kernel !== null ? KERNEL_SKIM_MIN_BYTES : SKIM_MIN_BYTES)
+
+/** The UTF-8 text of `buf[0, n)`. */
+const utf8Text = (buf: Uint8Array, n: number): string => (buf as unknown as { utf8Slice(s: number, e: number): string }).utf8Slice(0, n)
+
+const kernelSkim = (k: SkimKernel, line: Buffer, skim: CompiledSkim): Record<string, unknown> | typeof DECLINE => {
+  let h = handles.get(skim)
+  if (h === undefined) {
+    h = k.compile(skimPlan(skim))
+    handles.set(skim, h)
+  }
+  let out = kernelOut
+  if (out.length < line.length) {
+    out = Buffer.allocUnsafeSlow(Math.max(line.length, Math.min(2 * out.length, KERNEL_KEEP_BYTES)))
+    if (out.length <= KERNEL_KEEP_BYTES) kernelOut = out
+  }
+  const n = k.skim(line, out, h)
+  if (n < 0) {
+    skimCounts.declined++
+    return DECLINE
+  }
+  try {
+    // the kernel wrote one object, the reduction of a line it checked whole: it parses
+    const v = JSON.parse(utf8Text(out, n)) as Record<string, unknown>
+    skimCounts.answered++
+    return v
+  } catch {
+    skimCounts.declined++
+    return DECLINE
+  }
+}
+
+/**
  * Skims one line: the bytes of one JSON object (no newline), reduced by `skim` — or {@link DECLINE} when the skim
  * cannot answer with certainty, or would save nothing (see the module doc), and the caller parses the line whole.
  * A line of ASCII bytes only is declined unless `ascii` is `true` (default {@link skimSettings}`.asciiLines`;
@@ -255,6 +361,7 @@ export const skimLine = (line: Buffer, skim: CompiledSkim, ascii = skimSettings.
     skimCounts.declined++
     return DECLINE
   }
+  if (kernel !== null) return kernelSkim(kernel, line, skim)
   const test = ascii ? null : asciiTest()
   if (test?.(line)) {
     skimCounts.declined++

@@ -1,0 +1,465 @@
+/*
+ * The native skim kernel: one line of JSON bytes + a compiled skim spec -> the reduced record as compact JSON
+ * text (only the kept fields), or a decline. JavaScript parses that small text with JSON.parse; see
+ * src/node/nativeSkim.ts for the contract and src/formats/skim/skim.ts for what a spec means.
+ *
+ * Exactness: the kernel answers only for a line that is one JSON object (RFC 8259 / ECMA-404, the grammar
+ * JSON.parse accepts) starting at its first byte, followed by nothing but JSON whitespace. It checks the whole
+ * line's grammar, dropped values included, so a line JSON.parse would reject is declined (the caller then parses
+ * it whole and reports what JSON.parse says). Kept values are copied byte for byte, so their UTF-8 decoding is
+ * the one the full parse would make (a kept value sits between ASCII bytes, and an ASCII byte ends any UTF-8
+ * sequence). It declines, rather than guess: a key holding a backslash in an object whose keys are matched, a
+ * condition's value holding a backslash, nesting deeper than MAX_DEPTH, more than MAX_FIELDS keys in one spec
+ * level.
+ *
+ * Exports: compile(spec) -> External; skim(line, out, spec) -> length written to out, or -1 (declined).
+ * `out` must be at least as long as `line` (the compact text is never longer than the line).
+ */
+#include <node_api.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define MAX_DEPTH 512
+#define MAX_FIELDS 64
+#define MAX_CHOICES 32
+
+struct node;
+
+typedef struct {
+  char *key;
+  size_t key_len;
+  struct node *child; /* NULL: the whole value */
+  int cond_field;     /* -1: unconditional; else the index of the field whose value decides */
+  int n_choices;
+  char *choices[MAX_CHOICES]; /* string contents; NULL entry: the literal true */
+  size_t choice_len[MAX_CHOICES];
+} field_t;
+
+typedef struct node {
+  int n;
+  int has_cond;
+  field_t fields[MAX_FIELDS];
+} node_t;
+
+typedef struct {
+  const uint8_t *p;
+  size_t n;
+  size_t i;
+  uint8_t *out;
+  size_t o;
+  int depth;
+} ctx_t;
+
+/* ---- the grammar ---- */
+
+static inline void ws(ctx_t *c) {
+  while (c->i < c->n) {
+    uint8_t b = c->p[c->i];
+    if (b == ' ' || b == '\t' || b == '\r' || b == '\n') c->i++;
+    else return;
+  }
+}
+
+static inline int hexd(uint8_t b) { return (b >= '0' && b <= '9') || ((b | 0x20) >= 'a' && (b | 0x20) <= 'f'); }
+
+/* At a '"': moves past the closing quote. *esc set when the string holds a backslash. 0, or -1 when invalid. */
+static int str(ctx_t *c, int *esc) {
+  const uint8_t *p = c->p;
+  size_t n = c->n;
+  size_t i = c->i + 1;
+  int e = 0;
+  for (;;) {
+#if defined(__SSE2__)
+    const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), lo = _mm_set1_epi8(0x1f);
+    while (i + 16 <= n) {
+      __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+      __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)), _mm_cmpeq_epi8(_mm_max_epu8(v, lo), lo));
+      int mask = _mm_movemask_epi8(m);
+      if (mask != 0) {
+        i += (size_t)__builtin_ctz((unsigned)mask);
+        goto special;
+      }
+      i += 16;
+    }
+#endif
+    while (i < n) {
+      uint8_t b = p[i];
+      if (b == '"' || b == '\\' || b < 0x20) goto special;
+      i++;
+    }
+    return -1;
+  special:;
+    uint8_t b = p[i];
+    if (b == '"') {
+      c->i = i + 1;
+      *esc = e;
+      return 0;
+    }
+    if (b < 0x20) return -1;
+    /* a backslash */
+    e = 1;
+    if (i + 1 >= n) return -1;
+    uint8_t x = p[i + 1];
+    if (x == '"' || x == '\\' || x == '/' || x == 'b' || x == 'f' || x == 'n' || x == 'r' || x == 't') {
+      i += 2;
+    } else if (x == 'u') {
+      if (i + 6 > n || !hexd(p[i + 2]) || !hexd(p[i + 3]) || !hexd(p[i + 4]) || !hexd(p[i + 5])) return -1;
+      i += 6;
+    } else {
+      return -1;
+    }
+  }
+}
+
+static inline int digit(uint8_t b) { return b >= '0' && b <= '9'; }
+
+static int num(ctx_t *c) {
+  const uint8_t *p = c->p;
+  size_t n = c->n, i = c->i;
+  if (i < n && p[i] == '-') i++;
+  if (i >= n) return -1;
+  if (p[i] == '0') i++;
+  else if (digit(p[i])) {
+    while (i < n && digit(p[i])) i++;
+  } else return -1;
+  if (i < n && p[i] == '.') {
+    i++;
+    if (i >= n || !digit(p[i])) return -1;
+    while (i < n && digit(p[i])) i++;
+  }
+  if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+    i++;
+    if (i < n && (p[i] == '+' || p[i] == '-')) i++;
+    if (i >= n || !digit(p[i])) return -1;
+    while (i < n && digit(p[i])) i++;
+  }
+  c->i = i;
+  return 0;
+}
+
+static int lit(ctx_t *c, const char *w, size_t len) {
+  if (c->n - c->i < len || memcmp(c->p + c->i, w, len) != 0) return -1;
+  c->i += len;
+  return 0;
+}
+
+/* Checks one value (at a non-whitespace byte), building nothing. */
+static int value(ctx_t *c) {
+  if (c->i >= c->n) return -1;
+  uint8_t b = c->p[c->i];
+  int esc;
+  switch (b) {
+  case '"':
+    return str(c, &esc);
+  case '{':
+    if (++c->depth > MAX_DEPTH) return -1;
+    c->i++;
+    ws(c);
+    if (c->i < c->n && c->p[c->i] == '}') {
+      c->i++;
+      c->depth--;
+      return 0;
+    }
+    for (;;) {
+      if (c->i >= c->n || c->p[c->i] != '"' || str(c, &esc)) return -1;
+      ws(c);
+      if (c->i >= c->n || c->p[c->i] != ':') return -1;
+      c->i++;
+      ws(c);
+      if (value(c)) return -1;
+      ws(c);
+      if (c->i >= c->n) return -1;
+      b = c->p[c->i++];
+      if (b == '}') break;
+      if (b != ',') return -1;
+      ws(c);
+    }
+    c->depth--;
+    return 0;
+  case '[':
+    if (++c->depth > MAX_DEPTH) return -1;
+    c->i++;
+    ws(c);
+    if (c->i < c->n && c->p[c->i] == ']') {
+      c->i++;
+      c->depth--;
+      return 0;
+    }
+    for (;;) {
+      if (value(c)) return -1;
+      ws(c);
+      if (c->i >= c->n) return -1;
+      b = c->p[c->i++];
+      if (b == ']') break;
+      if (b != ',') return -1;
+      ws(c);
+    }
+    c->depth--;
+    return 0;
+  case 't':
+    return lit(c, "true", 4);
+  case 'f':
+    return lit(c, "false", 5);
+  case 'n':
+    return lit(c, "null", 4);
+  default:
+    return num(c);
+  }
+}
+
+/* ---- the reduction ---- */
+
+static inline void put(ctx_t *c, const uint8_t *s, size_t len) {
+  memcpy(c->out + c->o, s, len);
+  c->o += len;
+}
+static inline void put1(ctx_t *c, uint8_t b) { c->out[c->o++] = b; }
+
+static int reduce(ctx_t *c, const node_t *nd);
+
+/* A value reduced by `nd`: an object keeps nd's keys, an array each element reduced, anything else itself. */
+static int reduced_value(ctx_t *c, const node_t *nd) {
+  if (c->i >= c->n) return -1;
+  uint8_t b = c->p[c->i];
+  if (b == '{') return reduce(c, nd);
+  if (b == '[') {
+    if (++c->depth > MAX_DEPTH) return -1;
+    c->i++;
+    put1(c, '[');
+    ws(c);
+    if (c->i < c->n && c->p[c->i] == ']') {
+      c->i++;
+    } else {
+      int first = 1;
+      for (;;) {
+        if (!first) put1(c, ',');
+        first = 0;
+        if (reduced_value(c, nd)) return -1;
+        ws(c);
+        if (c->i >= c->n) return -1;
+        b = c->p[c->i++];
+        if (b == ']') break;
+        if (b != ',') return -1;
+        ws(c);
+      }
+    }
+    put1(c, ']');
+    c->depth--;
+    return 0;
+  }
+  size_t s = c->i;
+  if (value(c)) return -1;
+  put(c, c->p + s, c->i - s);
+  return 0;
+}
+
+static int kept(ctx_t *c, const field_t *f) {
+  if (f->child != NULL) return reduced_value(c, f->child);
+  size_t s = c->i;
+  if (value(c)) return -1;
+  put(c, c->p + s, c->i - s);
+  return 0;
+}
+
+static int holds(const uint8_t *p, size_t s, size_t e, const field_t *f) {
+  for (int k = 0; k < f->n_choices; k++) {
+    if (f->choices[k] == NULL) {
+      if (e - s == 4 && memcmp(p + s, "true", 4) == 0) return 1;
+    } else {
+      size_t len = f->choice_len[k];
+      if (e - s == len + 2 && p[s] == '"' && memcmp(p + s + 1, f->choices[k], len) == 0) return 1;
+    }
+  }
+  return 0;
+}
+
+/* At a '{': writes the object with only nd's keys (in the line's order, conditional ones last). */
+static int reduce(ctx_t *c, const node_t *nd) {
+  if (++c->depth > MAX_DEPTH) return -1;
+  size_t start[MAX_FIELDS], end[MAX_FIELDS];
+  if (nd->has_cond)
+    for (int k = 0; k < nd->n; k++) start[k] = (size_t)-1;
+  c->i++;
+  put1(c, '{');
+  int first = 1;
+  ws(c);
+  if (c->i < c->n && c->p[c->i] == '}') {
+    c->i++;
+  } else {
+    for (;;) {
+      if (c->i >= c->n || c->p[c->i] != '"') return -1;
+      size_t ks = c->i;
+      int esc;
+      if (str(c, &esc)) return -1;
+      size_t ke = c->i;
+      ws(c);
+      if (c->i >= c->n || c->p[c->i] != ':') return -1;
+      c->i++;
+      ws(c);
+      int hit = -1;
+      size_t klen = ke - ks - 2;
+      for (int k = 0; k < nd->n; k++) {
+        const field_t *f = &nd->fields[k];
+        if (f->key_len == klen && memcmp(f->key, c->p + ks + 1, klen) == 0) {
+          hit = k;
+          break;
+        }
+      }
+      if (hit < 0 && esc) return -1; /* an escaped key might spell one of the spec's */
+      if (hit < 0) {
+        if (value(c)) return -1;
+      } else {
+        const field_t *f = &nd->fields[hit];
+        size_t vs = c->i;
+        if (f->cond_field >= 0) {
+          if (value(c)) return -1;
+        } else {
+          if (!first) put1(c, ',');
+          first = 0;
+          put(c, c->p + ks, ke - ks);
+          put1(c, ':');
+          if (kept(c, f)) return -1;
+        }
+        if (nd->has_cond) {
+          start[hit] = vs;
+          end[hit] = c->i;
+        }
+      }
+      ws(c);
+      if (c->i >= c->n) return -1;
+      uint8_t b = c->p[c->i++];
+      if (b == '}') break;
+      if (b != ',') return -1;
+      ws(c);
+    }
+  }
+  if (nd->has_cond) {
+    size_t resume = c->i;
+    for (int k = 0; k < nd->n; k++) {
+      const field_t *f = &nd->fields[k];
+      if (f->cond_field < 0 || start[k] == (size_t)-1) continue;
+      int d = f->cond_field;
+      if (start[d] == (size_t)-1) continue;
+      if (!holds(c->p, start[d], end[d], f)) {
+        /* a string condition value with a backslash may still spell a choice */
+        if (c->p[start[d]] == '"' && memchr(c->p + start[d], '\\', end[d] - start[d]) != NULL) return -1;
+        continue;
+      }
+      if (!first) put1(c, ',');
+      first = 0;
+      put1(c, '"');
+      put(c, (const uint8_t *)f->key, f->key_len);
+      put1(c, '"');
+      put1(c, ':');
+      c->i = start[k];
+      if (kept(c, f)) return -1;
+    }
+    c->i = resume;
+  }
+  put1(c, '}');
+  c->depth--;
+  return 0;
+}
+
+/* ---- N-API ---- */
+
+static char *dup_string(napi_env env, napi_value v, size_t *len) {
+  size_t n;
+  if (napi_get_value_string_utf8(env, v, NULL, 0, &n) != napi_ok) return NULL;
+  char *s = malloc(n + 1);
+  if (s == NULL) return NULL;
+  napi_get_value_string_utf8(env, v, s, n + 1, &n);
+  *len = n;
+  return s;
+}
+
+/* spec: [[key, childSpec | null, condIndex (-1 none), [choice (string | true) ...]], ...] */
+static node_t *compile_node(napi_env env, napi_value spec) {
+  uint32_t n;
+  if (napi_get_array_length(env, spec, &n) != napi_ok || n > MAX_FIELDS) return NULL;
+  node_t *nd = calloc(1, sizeof(node_t));
+  if (nd == NULL) return NULL;
+  nd->n = (int)n;
+  for (uint32_t k = 0; k < n; k++) {
+    napi_value e, key, child, cond, choices;
+    napi_get_element(env, spec, k, &e);
+    napi_get_element(env, e, 0, &key);
+    napi_get_element(env, e, 1, &child);
+    napi_get_element(env, e, 2, &cond);
+    napi_get_element(env, e, 3, &choices);
+    field_t *f = &nd->fields[k];
+    f->key = dup_string(env, key, &f->key_len);
+    if (f->key == NULL) return NULL;
+    napi_valuetype t;
+    napi_typeof(env, child, &t);
+    f->child = t == napi_null ? NULL : compile_node(env, child);
+    if (t != napi_null && f->child == NULL) return NULL;
+    int32_t ci;
+    napi_get_value_int32(env, cond, &ci);
+    f->cond_field = ci;
+    if (ci >= 0) {
+      nd->has_cond = 1;
+      uint32_t m;
+      napi_get_array_length(env, choices, &m);
+      if (m > MAX_CHOICES) return NULL;
+      f->n_choices = (int)m;
+      for (uint32_t j = 0; j < m; j++) {
+        napi_value ch;
+        napi_get_element(env, choices, j, &ch);
+        napi_typeof(env, ch, &t);
+        if (t == napi_string) {
+          f->choices[j] = dup_string(env, ch, &f->choice_len[j]);
+          if (f->choices[j] == NULL) return NULL;
+        } else {
+          f->choices[j] = NULL;
+        }
+      }
+    }
+  }
+  return nd;
+}
+
+static napi_value compile(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], out;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  node_t *nd = argc == 1 ? compile_node(env, argv[0]) : NULL;
+  if (nd == NULL) {
+    napi_throw_type_error(env, NULL, "skim: bad spec");
+    return NULL;
+  }
+  napi_create_external(env, nd, NULL, NULL, &out);
+  return out;
+}
+
+static napi_value skim(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3], res;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  int32_t r = -1;
+  void *line, *out, *spec;
+  size_t n, cap;
+  if (argc == 3 && napi_get_buffer_info(env, argv[0], &line, &n) == napi_ok && napi_get_buffer_info(env, argv[1], &out, &cap) == napi_ok &&
+      napi_get_value_external(env, argv[2], &spec) == napi_ok && cap >= n && n > 0 && n <= 0x7fffffff && ((uint8_t *)line)[0] == '{') {
+    ctx_t c = {(const uint8_t *)line, n, 0, (uint8_t *)out, 0, 0};
+    if (reduce(&c, (const node_t *)spec) == 0) {
+      ws(&c);
+      if (c.i == c.n) r = (int32_t)c.o;
+    }
+  }
+  napi_create_int32(env, r, &res);
+  return res;
+}
+
+NAPI_MODULE_INIT() {
+  napi_value f;
+  napi_create_function(env, "compile", NAPI_AUTO_LENGTH, compile, NULL, &f);
+  napi_set_named_property(env, exports, "compile", f);
+  napi_create_function(env, "skim", NAPI_AUTO_LENGTH, skim, NULL, &f);
+  napi_set_named_property(env, exports, "skim", f);
+  return exports;
+}
