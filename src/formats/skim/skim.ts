@@ -1,27 +1,32 @@
 /**
  * The skim reader: one line of JSON bytes → a reduced plain object holding only the fields a translator reads,
- * read without decoding the line as UTF-8. On a long line with any non-ASCII byte (Claude Code's tool results: file
- * contents numbered with `→`, accented or CJK text) that decoding is about half of `buffer.toString('utf8') +
- * JSON.parse`; on a line of ASCII bytes it is a copy, and nothing is saved.
+ * read without decoding (and, with the native kernel, without parsing) the bulk of the line: tool output, file
+ * contents, reasoning, message text the translator never reads.
  *
  * A translator declares what it reads as a {@link SkimSpec} (compiled once with {@link compileSkim}): at each
  * object level, the keys it reads and, for each, either `true` (the whole value, exactly as `JSON.parse` gives
  * it), a nested spec (an object keeps only the nested keys; an array keeps every element, each reduced by the
- * same spec; a string, number, boolean or `null` is kept as it is), or a conditional field `{ when, keep }`, kept
- * only when `when` holds for the object's unconditional fields (e.g. a tool call's `input`, read only for tools
- * that ask the person; a condition reads only unconditional fields). Every other value is dropped, never decoded
- * as UTF-8. A translator declares its spec beside its methods ({@link SkimDeclaration}: the spec can depend on
+ * same spec; a string, number, boolean or `null` is kept as it is), or a conditional field `{ when, in, keep }`,
+ * kept only when the object's field `when` (kept whole at the same level) is one of the values `in` (e.g. a tool
+ * call's `input`, read only for tools that ask the person). Every other value is dropped, never decoded as UTF-8. A translator declares its spec beside its methods ({@link SkimDeclaration}: the spec can depend on
  * its state, e.g. only once the input's shape is known); the line readers made from translators
  * (`formats/fromTranslator.ts`) take the lines as bytes from the line splitter and skim them when the replay asks.
  * The module bundles for the browser (it touches Node's `Buffer` and `process` only when a line is skimmed).
  *
- * **How.** The line's bytes are read as Latin-1 text (one character per byte: a copy at memcpy speed, where the
- * UTF-8 decoder of a line with any non-ASCII byte builds a two-byte string at a fraction of that speed) and that
- * text is parsed by `JSON.parse`, V8's own parser; the spec's fields are then taken from the result, and only
- * their strings are read as UTF-8.
+ * **How.** Two ways, with the same answers. Where the native kernel (`native/skim.c`, a Node-API addon built by
+ * `npm run build`; see {@link SkimKernel}) is installed, it checks the line's whole JSON grammar in one pass over
+ * the bytes and writes only the kept fields, byte for byte, as compact JSON text, which `JSON.parse` reads: the
+ * dropped values are neither decoded nor built. Without it, the line's bytes are read as Latin-1 text (one
+ * character per byte: a copy at memcpy speed, where the UTF-8 decoder of a line with any non-ASCII byte builds a
+ * two-byte string at a fraction of that speed), that text is parsed by `JSON.parse`, and the spec's fields are
+ * taken from the result, only their strings read as UTF-8.
  *
  * **Exactness.** {@link skimLine} answers only what `JSON.parse` of the line's UTF-8 text gives for those fields,
- * or {@link DECLINE}, and the caller then parses the line whole. The two texts have the same ASCII characters at
+ * or {@link DECLINE}, and the caller then parses the line whole. The kernel declines every line `JSON.parse`
+ * rejects (it checks the grammar of dropped values too), a key with a backslash where keys are matched (it could
+ * spell a spec key), a condition's string value with a backslash, and nesting past 512 levels; a kept value is
+ * the line's own bytes between ASCII delimiters, so its UTF-8 reading is the full decode's. For the Latin-1 way:
+ * the two texts have the same ASCII characters at
  * the same places, and where the UTF-8 text has a run of non-ASCII characters the Latin-1 text has one too (a
  * byte at or above 0x80 never decodes to ASCII; invalid UTF-8 becomes U+FFFD); JSON's grammar allows non-ASCII
  * characters only inside strings and treats them all alike, so `JSON.parse` rejects one text exactly when it
@@ -33,18 +38,22 @@
  * declines: a line that is not one object starting at its first byte; a non-ASCII key inside a kept whole value
  * (two could become one); and anything that exhausts the stack.
  *
- * **Where it saves.** Only on lines with a non-ASCII byte: a line of ASCII bytes only is declined at once (Node's
- * `isAscii`, simdutf), since its UTF-8 decoding already is a copy and its full parse costs what the skim costs.
- * Taking the spec's fields costs about a microsecond a record, so lines under {@link SKIM_MIN_BYTES} are parsed
- * whole in mode `true` (measured in `bench/skim.mjs`). A scanner in JavaScript that checks the grammar without
- * building the values (this module's first form) measured no faster than V8's `JSON.parse` on Node 20: as dear per
- * byte of structure, and a string's bytes checked by a regular expression at about `JSON.parse`'s own speed.
+ * **Where it saves.** With the kernel: every line of {@link KERNEL_SKIM_MIN_BYTES} or more (the parse of the
+ * bulk is what it saves: tool output, file contents, reasoning). Without it, only lines with a non-ASCII byte: a
+ * line of ASCII bytes only is declined at once (Node's `isAscii`, simdutf), since its UTF-8 decoding already is a
+ * copy and its full parse costs what the skim costs; taking the spec's fields costs about a microsecond a record,
+ * so lines under {@link SKIM_MIN_BYTES} are parsed whole in mode `true` (measured in `bench/skim.mjs`). A scanner
+ * in JavaScript that checks the grammar without building the values (this module's first form) measured no
+ * faster than V8's `JSON.parse` on Node 20: as dear per byte of structure, and a string's bytes checked by a
+ * regular expression at about `JSON.parse`'s own speed.
  *
- * **Turning it on.** `RUN_OUTCOME_SKIM=1` in the environment (read by the Node replay, `replayStream`) or the
- * replay option `skim: true` skims lines of {@link SKIM_MIN_BYTES} or more; `RUN_OUTCOME_SKIM=all` or `skim: 'all'`
- * every line; `RUN_OUTCOME_SKIM=0`, unset, or `skim: false` parses every line whole. The results are the same in
- * every mode (a property test, `test/formats/skim.prop.test.ts`, compares them over the corpus, re-serialised lines
- * and mutations, in CI).
+ * **Turning it on.** The Node replay (`replayStream` and everything built on it) skims long lines by default
+ * where the kernel loads (`src/node/nativeSkim.ts`), and parses every line whole where it does not.
+ * `RUN_OUTCOME_SKIM=1` (or the replay option `skim: true`) skims long lines either way, `RUN_OUTCOME_SKIM=all` (or
+ * `skim: 'all'`) every line, `RUN_OUTCOME_SKIM=0` (or `skim: false`) none; `RUN_OUTCOME_NATIVE=0` keeps the
+ * kernel unloaded. The results are the same in every mode (property tests, `test/formats/skim.prop.test.ts` and
+ * `test/io/skim.test.ts`, compare them over the corpus, re-serialised lines and mutations, in JavaScript and with
+ * the kernel, in CI).
  *
  * @module
  */
