@@ -7,6 +7,7 @@
 import { createReadStream, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { nativeSkim } from '../../src/node/nativeSkim.js'
 import { replayStream } from '../../src/node/replay.js'
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'homes', 'basic')
@@ -21,8 +22,8 @@ afterEach(() => {
   vi.restoreAllMocks()
 })
 
-/** Replays `file` and returns the runs' count and the bytes decoded as UTF-8 meanwhile. */
-const decodedWhileReplaying = async (file: string): Promise<{ runs: number; decoded: number }> => {
+/** Replays `file` (skimming as `skim` says) and returns the runs' count and the bytes decoded as UTF-8 meanwhile. */
+const decodedWhileReplaying = async (file: string, skim: boolean): Promise<{ runs: number; decoded: number }> => {
   let decoded = 0
   const decode = Buffer.prototype.toString
   vi.spyOn(Buffer.prototype, 'toString').mockImplementation(function (this: Buffer, ...args: unknown[]) {
@@ -31,7 +32,7 @@ const decodedWhileReplaying = async (file: string): Promise<{ runs: number; deco
     return decode.call(this, encoding, start, end)
   })
   let runs = 0
-  const outcome = await replayStream(createReadStream(file, { highWaterMark: 256 * 1024 }), () => runs++, { file })
+  const outcome = await replayStream(createReadStream(file, { highWaterMark: 256 * 1024 }), () => runs++, { file, skim })
   vi.restoreAllMocks()
   expect(outcome.error).toBeUndefined()
   return { runs, decoded }
@@ -39,13 +40,28 @@ const decodedWhileReplaying = async (file: string): Promise<{ runs: number; deco
 
 describe('replayStream decodes each line once', () => {
   for (const file of logs) {
-    it(file.split('/').slice(-2).join('/'), async () => {
+    it(`${file.split('/').slice(-2).join('/')}, every line parsed whole`, async () => {
       const size = statSync(file).size
-      const { runs, decoded } = await decodedWhileReplaying(file)
+      const { runs, decoded } = await decodedWhileReplaying(file, false)
       expect(runs).toBeGreaterThan(0)
       // every line's bytes once (newlines are never decoded), nothing twice
       expect(decoded).toBeLessThanOrEqual(size)
       expect(decoded).toBeGreaterThan(size * 0.9)
+    })
+  }
+})
+
+describe('with the native skim kernel, long lines are not decoded whole', () => {
+  for (const file of logs) {
+    it.skipIf(nativeSkim() === null)(file.split('/').slice(-2).join('/'), async () => {
+      const size = statSync(file).size
+      const whole = await decodedWhileReplaying(file, false)
+      const skimmed = await decodedWhileReplaying(file, true)
+      expect(skimmed.runs).toBe(whole.runs)
+      // the kernel's reduced records are read from its own buffer; only short lines and the head the format
+      // sniffer reads (up to 20 lines) are decoded from the log's bytes
+      expect(skimmed.decoded).toBeLessThan(whole.decoded * 0.75)
+      expect(whole.decoded).toBeLessThanOrEqual(size)
     })
   }
 })
