@@ -4,7 +4,7 @@
  * `replay --format native` folds to the same runs as the original.
  * @module
  */
-import { fileChunks } from '../node/fileChunks.js'
+import { fileChunks, ReadBuffer } from '../node/fileChunks.js'
 import { stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { SessionEvent } from '../core/events.js'
@@ -134,7 +134,10 @@ const eventsInput = async (input: string, format: string, io: CliIO, seen: Set<s
   }
   let code: number = EXIT.ok
   const read = { files: 0 }
-  for (const f of files) code = worst(code, await eventsOne(fileChunks(f.path, { chunkBytes: FILE_CHUNK_BYTES }), f.label, f.label, format, io, false, read))
+  // the files are read one after another, into one buffer
+  const readBuffer = new ReadBuffer()
+  for (const f of files)
+    code = worst(code, await eventsOne(fileChunks(f.path, { chunkBytes: FILE_CHUNK_BYTES, reuse: readBuffer }), f.label, f.label, format, io, false, read))
   if (read.files === 0) {
     // every file was skipped: nothing was read, an input error as in replay and stats, not an empty success
     io.stderr.write(

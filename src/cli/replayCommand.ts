@@ -2,7 +2,7 @@
  * `run-outcome replay [FILE|DIR|-]… [--format F] [--json] [--accept KIND]…` (SPEC §1).
  * @module
  */
-import { fileChunks } from '../node/fileChunks.js'
+import { fileChunks, ReadBuffer } from '../node/fileChunks.js'
 import { stat } from 'node:fs/promises'
 import type { CostEstimator } from '../core/fold.js'
 import { endingKinds, isEndingKind, isSuccess, type EndingKind } from '../core/RunEnding.js'
@@ -231,11 +231,13 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
   let code: number = EXIT.ok
   // the files of the directories read share their records: a resumed or forked session's copies count once (K15)
   const seen = { read: 0, records: options.records }
+  // the files are read one after another, into one buffer
+  const readBuffer = new ReadBuffer()
   for (const f of files)
     code = worst(
       code,
       await replayOne(
-        fileChunks(f.path, { chunkBytes: FILE_CHUNK_BYTES }),
+        fileChunks(f.path, { chunkBytes: FILE_CHUNK_BYTES, reuse: readBuffer }),
         f.label,
         f.label,
         options,

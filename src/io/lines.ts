@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { stableBytes } from './reusedChunks.js'
 import { groupDigits } from '../core/digits.js'
 
 /** Receives each non-blank line: its text, 1-based number, and whether it lacked a final newline. @since 0.1.0 */
@@ -217,7 +218,8 @@ export class LineSplitter {
       this.partBytes += piece.length
       return
     }
-    this.parts.push(piece)
+    // a piece of a chunk the source reads into again is copied: it is joined after the next read
+    this.parts.push(stableBytes(piece))
     this.partBytes += piece.length
     if (this.partBytes > this.maxLineBytes) {
       this.oversize = true

@@ -23,6 +23,7 @@
 import { closeSync, constants, createReadStream, fstatSync, open, openSync, readSync, statSync } from 'node:fs'
 import { Socket } from 'node:net'
 import type { Readable } from 'node:stream'
+import { markOverwritten } from '../io/reusedChunks.js'
 
 /** Options of {@link fileChunks}. @since 0.2.0 */
 export interface FileChunksOptions {
@@ -32,11 +33,33 @@ export interface FileChunksOptions {
   readonly turnMs?: number
   /** Told the size `fstat` gives when the path is a regular file read this way (not for a stream). */
   readonly onRegularFile?: (size: number) => void
+  /**
+   * Read a regular file's chunks into this buffer, read into again for the next chunk and the next file read
+   * through it. A chunk that the next read of this file overwrites is registered (`src/io/reusedChunks.ts`): a
+   * caller keeping a view of it past its next `next()` copies it with `stableBytes`; the chunk that ends the file
+   * is not (the read after it goes elsewhere), and stays as read until the next file is read through the buffer.
+   * Default: every chunk a fresh `Buffer`.
+   */
+  readonly reuse?: ReadBuffer
 }
 
 const DEFAULT_CHUNK = 1024 * 1024
 
 const probe = Buffer.alloc(64 * 1024)
+
+/**
+ * One buffer that the regular files read through it share, one file after another: each chunk is read into it
+ * (a buffer written once is not faulted in again; see `src/io/reusedChunks.ts`), so a view of a chunk is valid
+ * until the next read through the same `ReadBuffer`. Make one for a sequence of readings (`stats` keeps one per
+ * thread, `replay DIR` one per command); a reading that starts while another holds it reads into fresh buffers.
+ * @since 0.2.0
+ */
+export class ReadBuffer {
+  /** @internal */
+  bytes: Buffer | undefined = undefined
+  /** @internal */
+  busy = false
+}
 
 /** When the event loop last had a turn (shared by every read of this thread). */
 let lastTurn = performance.now()
@@ -54,7 +77,8 @@ const openFifo = (path: string | Buffer): Promise<number> =>
   new Promise((resolve, reject) => open(path, 'r', (e, fd) => (e === null ? resolve(fd) : reject(e))))
 
 /**
- * Reads `path` chunk by chunk; each chunk is a fresh `Buffer` (a caller may keep a view of it). The file is closed
+ * Reads `path` chunk by chunk; each chunk is a fresh `Buffer` (a caller may keep a view of it), or with `reuse` a
+ * view of one buffer read into again (see {@link FileChunksOptions.reuse}). The file is closed
  * when the iteration ends, early (`break`, `return()`) too; `return()` while a read of a FIFO waits for its writer
  * ends that read at once (the pending `next()` settles as done).
  *
@@ -97,10 +121,16 @@ async function* readChunks(path: string | Buffer, options: FileChunksOptions, he
   }
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
   let closed = false
+  // the shared buffer, when it is free (a second reading at once reads into fresh buffers)
+  const lane = options.reuse !== undefined && !options.reuse.busy ? options.reuse : undefined
+  if (lane !== undefined) lane.busy = true
+  let reused: Buffer | undefined
   const close = (): void => {
     if (closed) return
     closed = true
     closeSync(fd)
+    if (reused !== undefined) markOverwritten(reused.buffer, false)
+    if (lane !== undefined) lane.busy = false
   }
   try {
     const st = fstatSync(fd)
@@ -118,11 +148,24 @@ async function* readChunks(path: string | Buffer, options: FileChunksOptions, he
       let chunk: Buffer
       if (expect > 0) {
         const size = Math.min(chunkBytes, expect)
-        const buf = Buffer.allocUnsafe(size)
-        const n = readSync(fd, buf, 0, size, null)
-        if (n === 0) break
-        expect -= n
-        chunk = n === size ? buf : buf.subarray(0, n)
+        if (lane !== undefined) {
+          if (reused === undefined) {
+            if (lane.bytes === undefined || lane.bytes.length < chunkBytes) lane.bytes = Buffer.allocUnsafeSlow(chunkBytes)
+            reused = lane.bytes
+          }
+          const n = readSync(fd, reused, 0, size, null)
+          if (n === 0) break
+          expect -= n
+          // the next read overwrites this chunk unless it was the file's last (then the probe reads on)
+          markOverwritten(reused.buffer, expect > 0)
+          chunk = reused.subarray(0, n)
+        } else {
+          const buf = Buffer.allocUnsafe(size)
+          const n = readSync(fd, buf, 0, size, null)
+          if (n === 0) break
+          expect -= n
+          chunk = n === size ? buf : buf.subarray(0, n)
+        }
       } else {
         // past the size fstat gave: a shared probe tells the end (most files) from a file that grew
         const n = readSync(fd, probe, 0, probe.length, null)

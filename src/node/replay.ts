@@ -19,8 +19,9 @@ import { QUIET_MS, type FormatModule, type LineReader, type ReaderOptions } from
 import type { SeenRecords } from '../formats/claudeCode/seen.js'
 import { BlankLead } from '../io/blankLead.js'
 import { countJsonValues, LINE_CAP_TEXT, LineSplitter, MAX_LINE_BYTES, MAX_LINE_VALUES, oversizeNote } from '../io/lines.js'
+import { stableBytes } from '../io/reusedChunks.js'
 import { attachSubagents, hasSubagentFilesSync } from './claudeSubagents.js'
-import { fileChunks } from './fileChunks.js'
+import { fileChunks, ReadBuffer } from './fileChunks.js'
 import type { SkimMode } from '../formats/skim/skim.js'
 import { nativeSkim } from './nativeSkim.js'
 
@@ -160,6 +161,7 @@ async function* bytes(source: AsyncIterable<Uint8Array | string>, onNote: (messa
     }
     if (head.length === 0) return
     if (!isGzip(head)) {
+      // handed on as they come: the caller copies what it keeps past its next read (src/io/reusedChunks.ts)
       yield head
       for (;;) {
         const n = await it.next()
@@ -173,9 +175,10 @@ async function* bytes(source: AsyncIterable<Uint8Array | string>, onNote: (messa
     const gunzip = createGunzip()
     const rest: AsyncIterable<Uint8Array | string> = { [Symbol.asyncIterator]: () => it }
     feed = Readable.from(
+      // the stream reads ahead of the gunzip: chunks of a buffer read into again are copied
       (async function* () {
-        yield head
-        for await (const c of rest) yield c
+        yield stableBytes(head)
+        for await (const c of rest) yield stableBytes(toBuffer(c))
       })(),
     )
     feed.on('error', (e) => gunzip.destroy(e))
@@ -390,6 +393,8 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
     }
   }
   while (sniffing()) {
+    // the head is kept past this read: a chunk the source reads into again is copied first
+    if (pending === undefined) for (let i = 0; i < head.length; i++) head[i] = stableBytes(head[i] as Buffer)
     pending ??= input.next()
     const haveJson = sniffValues.some((x) => typeof x === 'object' && x !== null)
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -467,6 +472,7 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
     const max = maxDoc
     const parts = head
     let total = headBytes
+    for (let i = 0; i < parts.length; i++) parts[i] = stableBytes(parts[i] as Buffer)
     while (!eof) {
       const n = await next()
       if (n.done) break
@@ -477,7 +483,7 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
           `${fileLabel ?? 'the input'} is a single JSON document over ${Math.round(max / 1048576)} MB; split it or use a line-based export`,
         )
       }
-      parts.push(n.value)
+      parts.push(stableBytes(n.value))
     }
     if (total > max) throw new ReplayError('too-large', `${fileLabel ?? 'the input'} is a single JSON document over ${Math.round(max / 1048576)} MB`)
     // one copy at a time: the chunks, then the whole, then its text (a 64 MB document is not held three times)
@@ -595,7 +601,7 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
  */
 export const replayFile = async (path: string, options: ReplayOptions = {}): Promise<Array<RunResult>> => {
   const runs: Array<RunResult> = []
-  const outcome = await replayStream(fileChunks(path, { chunkBytes: FILE_CHUNK_BYTES }), (r) => runs.push(r), {
+  const outcome = await replayStream(fileChunks(path, { chunkBytes: FILE_CHUNK_BYTES, reuse: new ReadBuffer() }), (r) => runs.push(r), {
     file: path,
     ...options,
   })
@@ -647,7 +653,7 @@ export async function* replayRuns(
     yield* await replayFile(input, options)
     return
   }
-  const opened = typeof input === 'string' ? fileChunks(input, { chunkBytes: FILE_CHUNK_BYTES }) : undefined
+  const opened = typeof input === 'string' ? fileChunks(input, { chunkBytes: FILE_CHUNK_BYTES, reuse: new ReadBuffer() }) : undefined
   const source = opened ?? (input as AsyncIterable<Uint8Array | string>)
   const options_: ReplayOptions = typeof input === 'string' ? { file: input, ...options } : options
   const queue: Array<RunResult> = []

@@ -17,7 +17,8 @@ import type { EndingKind } from '../../core/RunEnding.js'
 import { isProtocolError } from '../../core/ProtocolError.js'
 import type { RunResult } from '../../core/RunResult.js'
 import { attachSubagents, hasSubagentFilesSync } from '../../node/claudeSubagents.js'
-import { fileChunks } from '../../node/fileChunks.js'
+import { fileChunks, ReadBuffer } from '../../node/fileChunks.js'
+import { mayBeOverwritten } from '../../io/reusedChunks.js'
 import { SeenRecords } from '../../formats/claudeCode/seen.js'
 import { EMPTY_INPUT_NOTE, ReplayError, replayStream } from '../../node/replay.js'
 import { estimatorOf, type EstimateSettings } from '../../prices/genaiPrices.js'
@@ -168,11 +169,40 @@ async function* headLines(file: string, maxBytes: number): AsyncGenerator<Buffer
 
 /**
  * The first bytes of a file as its reader already read them (`whole`: the file ends there), so the project can
- * be found without opening the file again. @since 0.2.0
+ * be found without opening the file again. `cut`: only the lines {@link cutHead} keeps. @since 0.2.0
  */
 export interface FileHead {
   readonly bytes: Buffer
   readonly whole: boolean
+  readonly cut?: true
+}
+
+/** The lines of `bytes` that end with a newline, without it. */
+const wholeLinesIn = (bytes: Buffer): Array<Buffer> => {
+  const out: Array<Buffer> = []
+  let start = 0
+  for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, start)) {
+    out.push(bytes.subarray(start, nl))
+    start = nl + 1
+  }
+  return out
+}
+
+/**
+ * A copy of what {@link projectOf} reads of a first chunk that the next read overwrites (a file of several
+ * chunks): its first line, and its lines through the first that names a `cwd` within the Claude Code head's reach.
+ * Not the whole chunk: copying 1 MiB per large file cost more than the rest of `projectOf`.
+ */
+const cutHead = (chunk: Buffer): FileHead => {
+  const first = chunk.indexOf(10)
+  let end = first === -1 ? 0 : first + 1
+  const reach = headReach(CWD_HEAD)
+  const named = chunk.indexOf('"cwd"')
+  if (named !== -1 && named < reach) {
+    const nl = chunk.indexOf(10, named)
+    if (nl !== -1 && nl < reach) end = Math.max(end, nl + 1)
+  }
+  return { bytes: Buffer.from(chunk.subarray(0, end)), whole: false, cut: true }
 }
 
 /** How far `headLines(file, maxBytes)` reads: to the end of the 64 KiB chunk that passes `maxBytes`. */
@@ -216,11 +246,17 @@ const cwdAmong = (lines: Iterable<Buffer>): string | undefined => {
 /**
  * The `cwd` of the first Claude Code transcript record in the file's first 256 KiB that names one (user and
  * assistant records do; a leading `summary` does not), or `undefined`. Reading stops at that record; only lines
- * that name a `cwd` are parsed. From `head` when it covers those bytes, else read from the file.
+ * that name a `cwd` are parsed. From `head` when it covers those bytes (or, cut by {@link cutHead}, holds the
+ * answer), else read from the file.
  */
 const claudeCwdOf = async (file: string, head: FileHead | undefined): Promise<string | undefined> => {
   const lines = head !== undefined ? headLinesIn(head, CWD_HEAD, false) : undefined
   if (lines !== undefined) return cwdAmong(lines)
+  if (head?.cut === true) {
+    // the file's first lines as they are, through the first that names a `cwd`: a `cwd` found there is the answer
+    const cwd = cwdAmong(wholeLinesIn(head.bytes))
+    if (cwd !== undefined) return cwd
+  }
   for await (const line of headLines(file, CWD_HEAD)) {
     const cwd = cwdAmong([line])
     if (cwd !== undefined) return cwd
@@ -328,6 +364,9 @@ const failure = (file: string, e: unknown, runs: Array<RunRecord>, format: strin
 /** The chunk size `stats` reads files in (bytes): most transcripts are one chunk. */
 const CHUNK_BYTES = 1024 * 1024
 
+/** The buffer this thread reads its files into, one file after another ({@link readFileRecords} is never run twice at once in a thread). */
+const readBuffer = new ReadBuffer()
+
 /** The chunks of `source`, telling `onFirst` the first one. */
 async function* firstChunk(source: AsyncIterable<Buffer>, onFirst: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
   let first = true
@@ -370,8 +409,10 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
     let size = -1
     const gz = file.toLowerCase().endsWith('.gz')
     const outcome = await replayStream(
-      firstChunk(fileChunks(path, { chunkBytes: CHUNK_BYTES, onRegularFile: (n) => (size = n) }), (c) => {
-        if (!gz && typeof path === 'string' && size >= 0) head = { bytes: c, whole: c.length >= size }
+      firstChunk(fileChunks(path, { chunkBytes: CHUNK_BYTES, reuse: readBuffer, onRegularFile: (n) => (size = n) }), (c) => {
+        // a file's only chunk stays as read until the next file is read (after `projectOf` below); the first of
+        // several is read into again, so what `projectOf` reads of it is copied
+        if (!gz && typeof path === 'string' && size >= 0) head = mayBeOverwritten(c) ? cutHead(c) : { bytes: c, whole: c.length >= size }
       }),
       (r) => {
         if (hasSubagents && r.format === 'claude-code') held.push(r)
@@ -379,6 +420,9 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
       },
       { format: job.format as 'auto', file, ...(estimate !== undefined ? { estimate } : {}), ...(seen !== undefined ? { seen } : {}) },
     )
+    // the project first, while the head read in this thread is as it was read
+    const project = await projectOf(file, outcome.format, head)
+    head = undefined
     if (held.length > 0) {
       // a copied session (every record read before, K15) stays the placeholder the report leaves out: its subagent
       // files are copies too, and attached they would make it a run of children
@@ -389,8 +433,6 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
         : await attachSubagents(held, file, { ...(estimate !== undefined ? { estimate } : {}), onNote, ...(seen !== undefined ? { seen } : {}) }))
         records.push(toRecord(r, file, records.length + 1, job.accept))
     }
-    const project = await projectOf(file, outcome.format, head)
-    head = undefined
     const runs = project === null ? records : records.map((r) => ({ ...r, project }))
     const undated = undatedPrices !== undatedBefore ? ({ undated: true } as const) : {}
     const notes = notesOf([...outcome.notes, ...subagentNotes])
