@@ -12,8 +12,10 @@
  * condition's value holding a backslash, nesting deeper than MAX_DEPTH, more than MAX_FIELDS keys in one spec
  * level.
  *
- * Exports: compile(spec) -> External; skim(line, out, spec) -> length written to out, or -1 (declined).
- * `out` must be at least as long as `line` (the compact text is never longer than the line).
+ * Exports: compile(spec) -> External; skim(line, out, spec) -> length written to out, or -1 (declined);
+ * skimLines(chunk, from, out, spec, state, meta, limit) -> the records of a run of whole lines, as one JSON array
+ * text (see skim_lines). Every write into `out` is checked against its length: a reduction that does not fit
+ * (escapes make non-ASCII text up to six times longer) is declined, never written past the end.
  */
 #include <node_api.h>
 #include <stdint.h>
@@ -52,6 +54,9 @@ typedef struct {
   uint8_t *out;
   size_t o;
   int depth;
+  /* room in out: a write past it marks the line bad (declined) */
+  size_t cap;
+  int bad;
 } ctx_t;
 
 /* ---- the grammar ---- */
@@ -213,11 +218,118 @@ static int value(ctx_t *c) {
 
 /* ---- the reduction ---- */
 
-static inline void put(ctx_t *c, const uint8_t *s, size_t len) {
+static inline void put_raw(ctx_t *c, const uint8_t *s, size_t len) {
+  if (len > c->cap - c->o) {
+    c->bad = 1;
+    return;
+  }
   memcpy(c->out + c->o, s, len);
   c->o += len;
 }
-static inline void put1(ctx_t *c, uint8_t b) { c->out[c->o++] = b; }
+
+static const char HEX[] = "0123456789abcdef";
+
+/* `\uXXXX` for one UTF-16 code unit. */
+static inline void put_unit(ctx_t *c, uint32_t u) {
+  if (c->cap - c->o < 6) {
+    c->bad = 1;
+    return;
+  }
+  uint8_t *o = c->out + c->o;
+  o[0] = '\\';
+  o[1] = 'u';
+  o[2] = (uint8_t)HEX[(u >> 12) & 15];
+  o[3] = (uint8_t)HEX[(u >> 8) & 15];
+  o[4] = (uint8_t)HEX[(u >> 4) & 15];
+  o[5] = (uint8_t)HEX[u & 15];
+  c->o += 6;
+}
+
+static inline void put_code_point(ctx_t *c, uint32_t cp) {
+  if (cp < 0x10000) {
+    put_unit(c, cp);
+  } else {
+    cp -= 0x10000;
+    put_unit(c, 0xd800 | (cp >> 10));
+    put_unit(c, 0xdc00 | (cp & 0x3ff));
+  }
+}
+
+/* The offset of the first byte >= 0x80 in s[i, len), or len. */
+static inline size_t ascii_run(const uint8_t *s, size_t i, size_t len) {
+#if defined(__SSE2__)
+  while (i + 16 <= len) {
+    int mask = _mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + i)));
+    if (mask != 0) return i + (size_t)__builtin_ctz((unsigned)mask);
+    i += 16;
+  }
+#endif
+  while (i < len && s[i] < 0x80) i++;
+  return i;
+}
+
+/*
+ * Copies a kept piece of the line (a key, or a whole value) as ASCII text: every character at or above U+0080,
+ * which valid JSON holds only inside strings, becomes its `\uXXXX` escape (two for one past U+FFFF), so the
+ * caller reads the output as one-byte text, and JSON.parse gives the same string. The bytes are read as the
+ * WHATWG UTF-8 decoder reads them (what Node's Buffer#toString('utf8') gives): a byte or sequence that is not
+ * UTF-8 becomes one U+FFFD per maximal subpart. A piece starts and ends at an ASCII byte of the line (a quote, a
+ * bracket, a digit), which ends any sequence, so decoding it alone is decoding it within the line.
+ */
+static void put(ctx_t *c, const uint8_t *s, size_t len) {
+  size_t i = 0;
+  while (i < len) {
+    size_t j = ascii_run(s, i, len);
+    put_raw(c, s + i, j - i);
+    if (j >= len) return;
+    uint8_t b = s[j];
+    size_t need;
+    uint32_t cp;
+    uint8_t lower = 0x80, upper = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) {
+      need = 1;
+      cp = b & 0x1f;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      if (b == 0xe0) lower = 0xa0;
+      if (b == 0xed) upper = 0x9f;
+      need = 2;
+      cp = b & 0x0f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      if (b == 0xf0) lower = 0x90;
+      if (b == 0xf4) upper = 0x8f;
+      need = 3;
+      cp = b & 0x07;
+    } else {
+      put_unit(c, 0xfffd);
+      i = j + 1;
+      continue;
+    }
+    size_t k = 1;
+    for (; k <= need; k++) {
+      if (j + k >= len) break;
+      uint8_t x = s[j + k];
+      if (x < lower || x > upper) break;
+      lower = 0x80;
+      upper = 0xbf;
+      cp = (cp << 6) | (x & 0x3f);
+    }
+    if (k <= need) {
+      /* a sequence cut short: one U+FFFD for its bytes so far; the byte that cut it is read again */
+      put_unit(c, 0xfffd);
+      i = j + k;
+      continue;
+    }
+    put_code_point(c, cp);
+    i = j + need + 1;
+  }
+}
+static inline void put1(ctx_t *c, uint8_t b) {
+  if (c->o >= c->cap) {
+    c->bad = 1;
+    return;
+  }
+  c->out[c->o++] = b;
+}
 
 static int reduce(ctx_t *c, const node_t *nd);
 
@@ -352,7 +464,7 @@ static int reduce(ctx_t *c, const node_t *nd) {
       if (!first) put1(c, ',');
       first = 0;
       put1(c, '"');
-      put(c, (const uint8_t *)f->key, f->key_len);
+      put_raw(c, (const uint8_t *)f->key, f->key_len);
       put1(c, '"');
       put1(c, ':');
       c->i = start[k];
@@ -445,13 +557,82 @@ static napi_value skim(napi_env env, napi_callback_info info) {
   size_t n, cap;
   if (argc == 3 && napi_get_buffer_info(env, argv[0], &line, &n) == napi_ok && napi_get_buffer_info(env, argv[1], &out, &cap) == napi_ok &&
       napi_get_value_external(env, argv[2], &spec) == napi_ok && cap >= n && n > 0 && n <= 0x7fffffff && ((uint8_t *)line)[0] == '{') {
-    ctx_t c = {(const uint8_t *)line, n, 0, (uint8_t *)out, 0, 0};
-    if (reduce(&c, (const node_t *)spec) == 0) {
+    ctx_t c = {(const uint8_t *)line, n, 0, (uint8_t *)out, 0, 0, cap, 0};
+    if (reduce(&c, (const node_t *)spec) == 0 && !c.bad) {
       ws(&c);
       if (c.i == c.n) r = (int32_t)c.o;
     }
   }
   napi_create_int32(env, r, &res);
+  return res;
+}
+
+/*
+ * skimLines(chunk, from, out, spec, state, meta, limit) -> records written.
+ *
+ * Reduces the whole lines of chunk[from, length) one after another, as skim() reduces one, and writes them into
+ * out as one JSON array text: `[r1,r2,...]`. It stops before the first line it does not answer, which the caller
+ * reads on its own: a line without a newline yet, a line that does not start with `{` (after a `\r` before the
+ * newline is left out), a line of `limit` bytes or more, a line the reduction declines; or when meta is full.
+ * Empty lines (nothing, or only `\r`) are passed over and counted, as the line splitter skips them.
+ * state (Int32Array, >= 3): [0] the offset after the last newline taken, [1] the lines taken (empty ones too),
+ * [2] the length of the text in out. meta (Int32Array): for record k, [2k] its line's index among the lines taken
+ * (0-based) and [2k+1] the offset after its newline. out must hold length - from + 2 bytes.
+ */
+static napi_value skim_lines(napi_env env, napi_callback_info info) {
+  size_t argc = 7;
+  napi_value argv[7], res;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  int32_t count = -1;
+  void *chunk, *outp, *spec, *statep, *metap;
+  size_t n, cap, slen, mlen;
+  int32_t from, limit;
+  napi_typedarray_type st, mt;
+  napi_value sab, mab;
+  size_t soff, moff;
+  if (argc == 7 && napi_get_buffer_info(env, argv[0], &chunk, &n) == napi_ok && napi_get_value_int32(env, argv[1], &from) == napi_ok &&
+      napi_get_buffer_info(env, argv[2], &outp, &cap) == napi_ok && napi_get_value_external(env, argv[3], &spec) == napi_ok &&
+      napi_get_typedarray_info(env, argv[4], &st, &slen, &statep, &sab, &soff) == napi_ok && st == napi_int32_array && slen >= 3 &&
+      napi_get_typedarray_info(env, argv[5], &mt, &mlen, &metap, &mab, &moff) == napi_ok && mt == napi_int32_array &&
+      napi_get_value_int32(env, argv[6], &limit) == napi_ok && from >= 0 && (size_t)from <= n && n <= 0x7ffffff0 && cap >= n - (size_t)from + 2 &&
+      limit > 0) {
+    const uint8_t *p = (const uint8_t *)chunk;
+    uint8_t *out = (uint8_t *)outp;
+    int32_t *state = (int32_t *)statep, *meta = (int32_t *)metap;
+    size_t pos = (size_t)from, o = 1, records = 0, lines = 0, max = mlen / 2;
+    out[0] = '[';
+    while (records < max && pos < n) {
+      const uint8_t *nlp = memchr(p + pos, '\n', n - pos);
+      if (nlp == NULL) break;
+      size_t nl = (size_t)(nlp - p), end = nl;
+      if (end > pos && p[end - 1] == '\r') end--;
+      if (end == pos) {
+        lines++;
+        pos = nl + 1;
+        continue;
+      }
+      if (end - pos >= (size_t)limit || p[pos] != '{') break;
+      size_t sep = records > 0 ? 1 : 0;
+      /* room for this line's reduction: what is left of out but the closing bracket */
+      ctx_t c = {p + pos, end - pos, 0, out + o + sep, 0, 0, cap - o - sep - 1, 0};
+      if (reduce(&c, (const node_t *)spec) != 0 || c.bad) break;
+      ws(&c);
+      if (c.i != c.n) break;
+      if (sep) out[o] = ',';
+      o += sep + c.o;
+      meta[2 * records] = (int32_t)lines;
+      meta[2 * records + 1] = (int32_t)(nl + 1);
+      records++;
+      lines++;
+      pos = nl + 1;
+    }
+    out[o++] = ']';
+    state[0] = (int32_t)pos;
+    state[1] = (int32_t)lines;
+    state[2] = (int32_t)o;
+    count = (int32_t)records;
+  }
+  napi_create_int32(env, count, &res);
   return res;
 }
 
@@ -461,5 +642,7 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "compile", f);
   napi_create_function(env, "skim", NAPI_AUTO_LENGTH, skim, NULL, &f);
   napi_set_named_property(env, exports, "skim", f);
+  napi_create_function(env, "skimLines", NAPI_AUTO_LENGTH, skim_lines, NULL, &f);
+  napi_set_named_property(env, exports, "skimLines", f);
   return exports;
 }

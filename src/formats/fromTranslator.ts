@@ -8,8 +8,8 @@
 import { Pipeline } from '../core/pipeline.js'
 import type { RunResult } from '../core/RunResult.js'
 import type { Translator } from '../core/translator.js'
-import { DECLINE, skimLine, skimMinBytes, skimOf } from './skim/skim.js'
-import type { LineReader, ReaderFactory, ReaderOptions } from './types.js'
+import { DECLINE, skimKernel, skimLine, skimMinBytes, skimOf, skimRecords } from './skim/skim.js'
+import type { LineReader, LinesRead, ReaderFactory, ReaderOptions } from './types.js'
 
 const pipelineOf = <S>(translator: Translator<S>, options: ReaderOptions): Pipeline<S> =>
   new Pipeline(translator, {
@@ -55,6 +55,27 @@ export const readerFrom =
               flush()
               if (err === undefined) return undefined
               return options.file ? err.at(lineNo, options.file) : err.at(lineNo)
+            },
+          }
+        : {}),
+      ...(skim !== undefined && (options.skim === true || options.skim === 'all') && skimKernel()?.skimLines !== undefined
+        ? {
+            lineRun(buf: Buffer, at: number, lineNo: number, limit: number): LinesRead {
+              const spec = skim(p.translatorState as S)
+              const run = spec !== undefined ? skimRecords(buf, at, spec, limit) : undefined
+              if (run === undefined) return { next: at, lines: 0 }
+              const { records, meta } = run
+              for (let k = 0; k < records.length; k++) {
+                const n = lineNo + (meta[2 * k] as number)
+                const err = p.record(records[k], n)
+                if (p.hasResults || p.hasNotes) flush()
+                if (err !== undefined)
+                  return { next: meta[2 * k + 1] as number, lines: (meta[2 * k] as number) + 1, error: options.file ? err.at(n, options.file) : err.at(n) }
+                // the record changed what the translator reads (its shape): the lines after it are read again
+                if (k + 1 < records.length && skim(p.translatorState as S) !== spec)
+                  return { next: meta[2 * k + 1] as number, lines: (meta[2 * k] as number) + 1 }
+              }
+              return run
             },
           }
         : {}),

@@ -16,6 +16,7 @@ import type { FormatName, RunResult } from '../core/RunResult.js'
 import type { Translator } from '../core/translator.js'
 import type { SeenRecords } from './claudeCode/seen.js'
 import type { SkimMode } from './skim/skim.js'
+import type { LinesTaken } from '../io/lines.js'
 
 /** Options every reader takes. @since 0.1.0 @category Formats */
 export interface ReaderOptions {
@@ -57,6 +58,11 @@ export interface ReaderOptions {
   readonly skim?: SkimMode
 }
 
+/** What {@link LineReader.lineRun} read: how far, and the protocol error that stopped it, if any. @since 0.2.0 @category Formats */
+export interface LinesRead extends LinesTaken {
+  readonly error?: ProtocolError
+}
+
 /**
  * A stateful reader of one input (one file or stream). Not reusable across inputs.
  * @since 0.1.0
@@ -75,6 +81,14 @@ export interface LineReader {
    * when the reader skims; a caller without bytes uses `line`.
    */
   lineBytes?(line: Buffer, lineNo: number, unterminated: boolean): ProtocolError | undefined
+  /**
+   * Optional: reads a run of whole lines of `buf` from the offset `from` on at once (the first is line `lineNo`),
+   * as `lineBytes` would read them one by one, and says how far it went (see `OnLineRun` in `src/io/lines.ts`: it
+   * stops before a line it leaves to `lineBytes`, and before any line of `limit` bytes or more). With `error`,
+   * the `ProtocolError` of a line it read (the caller stops feeding this reader). Present only when the reader
+   * skims with the native kernel.
+   */
+  lineRun?(buf: Buffer, from: number, lineNo: number, limit: number): LinesRead
   /**
    * Optional: reads one line whose text the caller has already parsed (`value` is `JSON.parse` of exactly the text
    * `line` would get, e.g. a line the replay parsed to detect the format), as `line` would read it — without

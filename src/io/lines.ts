@@ -101,6 +101,27 @@ const isBlank = (s: string): boolean => {
   return true
 }
 
+/** What a reader of a run of lines took (see {@link OnLineRun}). @since 0.2.0 */
+export interface LinesTaken {
+  /** The offset after the last newline it took. */
+  readonly next: number
+  /** The lines it took, empty ones included. */
+  readonly lines: number
+}
+
+/**
+ * Reads whole lines of `buf` from the offset `from` on, at once (the first is line `lineNo`), as the one-line
+ * callbacks would read them, and says how far it went: it may stop at any line (that line then goes to the
+ * callbacks), and must stop before a line of `limit` bytes or more (the line caps are checked there), a line
+ * without its newline, and a line that is not empty and does not start with `{`. Empty lines (nothing, or a lone
+ * `\r`) it takes and counts, as the splitter skips them.
+ * @since 0.2.0
+ */
+export type OnLineRun = (buf: Buffer, from: number, lineNo: number, limit: number) => LinesTaken
+
+/** After a run reader took no line, this many lines go to the one-line callbacks before it is asked again. */
+const RUN_PAUSE = 8
+
 /**
  * Splits a byte stream into lines. Feed chunks with `push`, then call `end` once.
  * @since 0.1.0
@@ -117,6 +138,14 @@ export class LineSplitter {
    * as text: a reader that skims records (`src/formats/skim/skim.ts`) decodes only what it needs. Other lines go to `onLine`.
    */
   lineBytes: OnLineBytes | undefined = undefined
+  /**
+   * When set, whole lines of a chunk (after the input's first line) are offered to it first, many at once (the
+   * native skim reduces a run of records in one call); the lines it leaves go to `lineBytes` / `onLine`.
+   */
+  lineRun: OnLineRun | undefined = undefined
+  /** The first line offered to `lineRun` (lines before it go to the one-line callbacks). */
+  lineRunFrom = 0
+  private runPause = 0
 
   constructor(
     private readonly onLine: OnLine,
@@ -182,6 +211,16 @@ export class LineSplitter {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
     let start = 0
     for (;;) {
+      if (this.lineRun !== undefined && this.parts.length === 0 && !this.oversize && !this.atStart && this.lineNo + 1 >= this.lineRunFrom) {
+        if (this.runPause > 0) this.runPause--
+        else {
+          const taken = this.lineRun(buf, start, this.lineNo + 1, Math.min(this.maxLineBytes, this.maxLineValues))
+          if (taken.lines > 0) {
+            this.lineNo += taken.lines
+            start = taken.next
+          } else this.runPause = RUN_PAUSE
+        }
+      }
       const nl = buf.indexOf(10, start)
       if (nl === -1) {
         if (start < buf.length) this.keep(buf.subarray(start))

@@ -548,6 +548,17 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
   splitter.lineBytes = readerBytes !== undefined || (parsed !== undefined && headParsed.size > 0) ? bytesLine : undefined
   sniffValues.length = 0
   splitter.skipLines(lead.lines)
+  // runs of whole lines after the ones the sniffer parsed go to a reader that reads them at once (the native skim)
+  const readerRun = reader.lineRun?.bind(reader)
+  if (readerRun !== undefined) {
+    splitter.lineRunFrom = Math.max(0, ...headParsed.keys()) + 1
+    splitter.lineRun = (buf, from, lineNo, limit) => {
+      if (error !== undefined) return { next: from, lines: 0 }
+      const read = readerRun(buf, from, lineNo, limit)
+      if (read.error !== undefined) error = read.error
+      return read
+    }
+  }
   for (const c of head) {
     splitter.push(c)
     if (error !== undefined) break

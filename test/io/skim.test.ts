@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { compileSkim, DECLINE, reduceParsed, type SkimKernel, skimKernel, skimLine, useSkimKernel } from '../../src/formats/skim/skim.js'
+import { compileSkim, DECLINE, reduceParsed, type SkimKernel, skimKernel, skimLine, skimRecords, useSkimKernel } from '../../src/formats/skim/skim.js'
 import { nativeSkim } from '../../src/node/nativeSkim.js'
 import { numRuns } from '../support/arbitraries.js'
 import { Rng } from '../reliability/support/mutate.js'
@@ -367,5 +367,111 @@ describe.skipIf(KERNEL === null)('skimLine examples, with the native kernel', ()
   it('nesting past 512 levels is declined; below it is answered', () => {
     expect(skimLine(Buffer.from(`{"q":${'['.repeat(600)}${']'.repeat(600)},"a":1}`), SPEC)).toBe(DECLINE)
     expect(skimLine(Buffer.from(`{"q":${'['.repeat(400)}${']'.repeat(400)},"a":1}`), SPEC)).toStrictEqual({ a: 1 })
+  })
+
+  it('any bytes at or above 0x80 in kept strings and keys read as Node decodes them (WHATWG UTF-8, U+FFFD per bad subpart)', () => {
+    // bytes a JSON string may hold raw: anything but a quote, a backslash and a control character
+    const high = fc.integer({ min: 0x80, max: 0xff })
+    const plain = fc.constantFrom(0x41, 0x20, 0x7e, 0x7f)
+    const lead = fc.constantFrom(0xc2, 0xdf, 0xe0, 0xe1, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xc0, 0xc1, 0xff)
+    const cont = fc.constantFrom(0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf)
+    const stringBytes = fc.array(fc.oneof(high, plain, lead, cont), { maxLength: 24 })
+    fc.assert(
+      fc.property(stringBytes, stringBytes, stringBytes, (value, key, dropped) => {
+        const line = Buffer.concat([
+          Buffer.from('{"type":"'),
+          Buffer.from(value),
+          Buffer.from('","q":"'),
+          Buffer.from(dropped),
+          Buffer.from('","a":{"'),
+          Buffer.from(key),
+          Buffer.from('":"'),
+          Buffer.from(value),
+          Buffer.from('"}}'),
+        ])
+        // the whole value `a` and its non-ASCII key are kept: both read from the escapes the kernel writes
+        expect(skimLine(line, SPEC)).toStrictEqual(full(line))
+      }),
+      { numRuns: runs * 5 },
+    )
+  })
+
+  it('kept text with many non-ASCII characters fits (escapes are longer than the bytes) or is declined, never cut', () => {
+    // emoji, accents and arrows: escapes up to three times their bytes, which the output has room for
+    const text = '😀é→'.repeat(2000)
+    const line = Buffer.from(JSON.stringify({ type: text, a: text, q: 'x' }))
+    expect(skimLine(line, SPEC)).toStrictEqual({ type: text, a: text })
+    // invalid bytes only: six output bytes each (one U+FFFD escape), more than the room the line alone is given:
+    // whole where the output buffer kept from longer lines has room, else declined (the reader parses it whole)
+    for (const n of [3000, 300_000]) {
+      const bad = Buffer.concat([Buffer.from('{"type":"'), Buffer.alloc(n, 0xff), Buffer.from('"}')])
+      const v = skimLine(bad, SPEC)
+      if (v !== DECLINE) expect(v).toStrictEqual({ type: '\ufffd'.repeat(n) })
+      expect(full(bad)).toStrictEqual({ type: '\ufffd'.repeat(n) })
+    }
+    const many = Buffer.concat([Buffer.from('{"type":"'), Buffer.alloc(300_000, 0xff), Buffer.from('"}')])
+    expect(skimLine(many, SPEC)).toBe(DECLINE)
+  })
+})
+
+describe.skipIf(KERNEL === null || KERNEL.skimLines === undefined)('skimRecords: runs of lines at once, with the native kernel', () => {
+  withKernel(KERNEL)
+  /** What the one-line path reads of the lines of `chunk` from `from`, stopping where a run must stop. */
+  const oneByOne = (chunk: Buffer, from: number, limit: number): { records: Array<unknown>; lines: number; next: number; at: Array<number> } => {
+    const records: Array<unknown> = []
+    const at: Array<number> = []
+    let lines = 0
+    let pos = from
+    for (;;) {
+      const nl = chunk.indexOf(10, pos)
+      if (nl === -1) break
+      let end = nl
+      if (end > pos && chunk[end - 1] === 13) end--
+      if (end > pos) {
+        if (end - pos >= limit || chunk[pos] !== 123) break
+        const v = skimLine(chunk.subarray(pos, end), SPEC, true)
+        if (v === DECLINE) break
+        records.push(v)
+        at.push(lines)
+      }
+      lines++
+      pos = nl + 1
+    }
+    return { records, lines, next: pos, at }
+  }
+  const lineArb = fc.oneof(
+    { weight: 6, arbitrary: fc.tuple(recordArb, fc.integer()).map(([v, seed]) => serialise(v, rndOf(seed), [' ', '\t'])) },
+    { weight: 1, arbitrary: fc.constantFrom('', '\r', '  ', 'text', '[1]', '{"a":1,}', '{"ty\\u0070e":1}', '{"type":"\u00e9 → 😀"}\r') },
+  )
+
+  it('takes the lines the one-line skim answers, in order, with their line indexes; stops where that skim stops', () => {
+    fc.assert(
+      fc.property(fc.array(lineArb, { maxLength: 12 }), fc.boolean(), fc.nat(40), fc.integer({ min: 8, max: 400 }), (lines, cutLast, skip, limit) => {
+        const text = lines.join('\n') + (cutLast ? '' : '\n')
+        const chunk = Buffer.from(`${'x'.repeat(skip)}\n${text}`)
+        const from = skip + 1
+        const want = oneByOne(chunk, from, limit)
+        const got = skimRecords(chunk, from, SPEC, limit)
+        expect(got).toBeDefined()
+        if (got === undefined) return
+        expect(got.lines).toBe(want.lines)
+        expect(got.next).toBe(want.next)
+        expect(got.records.length).toBe(want.records.length)
+        for (let k = 0; k < want.records.length; k++) {
+          if (!isDeepStrictEqual(got.records[k], want.records[k])) expect(got.records[k]).toStrictEqual(want.records[k])
+          expect(got.meta[2 * k]).toBe(want.at[k])
+        }
+      }),
+      { numRuns: runs },
+    )
+  })
+
+  it("gives the offset after each record's newline, and takes empty lines between records", () => {
+    const chunk = Buffer.from('{"a":1}\n\n\r\n{"a":2,"z":[1]}\r\n{"a":3')
+    const got = skimRecords(chunk, 0, SPEC, 1000)
+    expect(got?.records).toStrictEqual([{ a: 1 }, { a: 2 }])
+    expect(got?.lines).toBe(4)
+    expect(got?.next).toBe(chunk.indexOf('{"a":3'))
+    expect([...(got?.meta.subarray(0, 4) ?? [])]).toStrictEqual([0, 8, 3, chunk.indexOf('{"a":3')])
   })
 })

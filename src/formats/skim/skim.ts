@@ -285,16 +285,27 @@ const asciiTest = (): ((bytes: Uint8Array) => boolean) | null => {
 
 /**
  * A native skim kernel (`native/skim.c`, loaded by `src/node/nativeSkim.ts`): `compile` takes a {@link SkimPlan}
- * and returns an opaque handle; `skim(line, out, handle)` writes the line's reduced record into `out` (at least
- * as long as `line`) as compact JSON text — the kept fields' bytes exactly as the line holds them, the
- * conditional ones after the others — and returns its length in bytes, or -1 when it declines (any line
- * `JSON.parse` would reject, and the cases its header names). It checks the whole line's grammar, dropped values
- * included, in one pass over the bytes.
+ * and returns an opaque handle; `skim(line, out, handle)` writes the line's reduced record into `out` as compact
+ * JSON text of ASCII characters — the kept fields' bytes as the line holds them, but every character at or above
+ * U+0080 as its `\u` escape (what the UTF-8 decoder reads there), the conditional fields after the others — and
+ * returns its length in bytes, or -1 when it declines (any line `JSON.parse` would reject, a reduction that does
+ * not fit in `out`, and the cases its header names). It checks the whole line's grammar, dropped values included,
+ * in one pass over the bytes.
  * @since 0.2.0
  */
 export interface SkimKernel {
   compile(plan: SkimPlan): unknown
   skim(line: Uint8Array, out: Uint8Array, handle: unknown): number
+  /**
+   * Reduces the whole lines of `chunk` from `from` on, as `skim` reduces one, into `out` (at least `chunk.length -
+   * from + 2` bytes) as one JSON array text, and returns how many records it wrote (-1: bad arguments). It stops
+   * before the first line it does not answer: one without a newline yet, one not starting with `{`, one of `limit`
+   * bytes or more, one it declines or whose reduction no longer fits in `out`; or when `meta` is full. Empty lines (or a lone `\r`) are taken and counted.
+   * `state` gets [the offset after the last newline taken, the lines taken, the text's length in bytes]; `meta`,
+   * for record k, [2k] the index of its line among the lines taken and [2k + 1] the offset after its newline.
+   * Absent from kernels built before it (then lines are skimmed one by one).
+   */
+  skimLines?(chunk: Uint8Array, from: number, out: Uint8Array, handle: unknown, state: Int32Array, meta: Int32Array, limit: number): number
 }
 
 let kernel: SkimKernel | null = null
@@ -328,18 +339,33 @@ export const KERNEL_SKIM_MIN_BYTES = 512
 /** The shortest line mode `true` skims: {@link KERNEL_SKIM_MIN_BYTES} with the native kernel, else {@link SKIM_MIN_BYTES}. @since 0.2.0 */
 export const skimMinBytes = (): number => (kernel !== null ? KERNEL_SKIM_MIN_BYTES : SKIM_MIN_BYTES)
 
-/** The UTF-8 text of `buf[0, n)`. */
-const utf8Text = (buf: Uint8Array, n: number): string => (buf as unknown as { utf8Slice(s: number, e: number): string }).utf8Slice(0, n)
+/**
+ * The text of the kernel's output `buf[0, n)`: ASCII (it writes every character at or above U+0080 as a `\u`
+ * escape), so read one byte a character, at the speed of a copy (Node's UTF-8 decoder builds a two-byte string,
+ * ten times slower, as soon as one byte is not ASCII).
+ */
+const asciiText = (buf: Uint8Array, n: number): string => (buf as unknown as RawSlices).latin1Slice(0, n)
 
-const kernelSkim = (k: SkimKernel, line: Buffer, skim: CompiledSkim): Record<string, unknown> | typeof DECLINE => {
+/** Room for the kernel's output for `bytes` of input: escapes make non-ASCII text longer (a line that does not fit is declined). */
+const outRoom = (bytes: number): number => 3 * bytes + 16
+
+/** The kernel's compiled form of `skim`, made on first use. */
+const handleOf = (k: SkimKernel, skim: CompiledSkim): unknown => {
   let h = handles.get(skim)
   if (h === undefined) {
     h = k.compile(skimPlan(skim))
     handles.set(skim, h)
   }
+  return h
+}
+
+const kernelSkim = (k: SkimKernel, line: Buffer, skim: CompiledSkim): Record<string, unknown> | typeof DECLINE => {
+  const h = handleOf(k, skim)
   let out = kernelOut
-  if (out.length < line.length) {
-    out = Buffer.allocUnsafeSlow(Math.max(line.length, Math.min(2 * out.length, KERNEL_KEEP_BYTES)))
+  const need = outRoom(line.length)
+  if (out.length < need) {
+    // past the kept size, room for the line itself: only a line of much non-ASCII kept text is declined
+    out = Buffer.allocUnsafeSlow(need <= KERNEL_KEEP_BYTES ? Math.max(need, Math.min(2 * out.length, KERNEL_KEEP_BYTES)) : line.length + 16)
     if (out.length <= KERNEL_KEEP_BYTES) kernelOut = out
   }
   const n = k.skim(line, out, h)
@@ -349,12 +375,70 @@ const kernelSkim = (k: SkimKernel, line: Buffer, skim: CompiledSkim): Record<str
   }
   try {
     // the kernel wrote one object, the reduction of a line it checked whole: it parses
-    const v = JSON.parse(utf8Text(out, n)) as Record<string, unknown>
+    const v = JSON.parse(asciiText(out, n)) as Record<string, unknown>
     skimCounts.answered++
     return v
   } catch {
     skimCounts.declined++
     return DECLINE
+  }
+}
+
+/**
+ * The records of a run of whole lines that {@link skimRecords} reduced at once. `meta` is the skim's own array,
+ * valid until its next call.
+ * @since 0.2.0
+ */
+export interface SkimmedLines {
+  /** The reduced records, in the lines' order (each what {@link skimLine} gives for its line). */
+  readonly records: ReadonlyArray<Record<string, unknown>>
+  /** For record k: `meta[2k]`, the index of its line among the lines taken (0-based); `meta[2k + 1]`, the offset after its newline. */
+  readonly meta: Int32Array
+  /** The offset in the chunk after the last newline taken. */
+  readonly next: number
+  /** The lines taken, empty ones included. */
+  readonly lines: number
+}
+
+/** Records one call of {@link skimRecords} reduces at most. */
+const BATCH_RECORDS = 4096
+const batchState = new Int32Array(3)
+const batchMeta = new Int32Array(2 * BATCH_RECORDS)
+/** The batch's output buffer, kept up to {@link BATCH_KEEP_BYTES}; a larger chunk gets one of its own. */
+let batchOut: Uint8Array = new Uint8Array(0)
+const BATCH_KEEP_BYTES = outRoom(2 << 20)
+
+/**
+ * Skims the whole lines of `chunk` from the offset `from` on, at once, with the native kernel (one call and one
+ * `JSON.parse` for up to 4,096 records, where {@link skimLine} makes one of each per line): the records of the lines
+ * it takes, in order, and where it stopped. It stops before the first line it cannot answer (a line without its
+ * newline yet, one that does not start with `{`, one of `limit` bytes or more, one the reduction declines), which
+ * the caller reads on its own; empty lines are taken and counted. `undefined` without a kernel that reduces lines
+ * in runs. Each record equals what {@link skimLine} gives for its line (the same reduction). Never throws.
+ * @since 0.2.0
+ */
+export const skimRecords = (chunk: Buffer, from: number, skim: CompiledSkim, limit: number): SkimmedLines | undefined => {
+  const k = kernel
+  if (k === null || k.skimLines === undefined) return undefined
+  const h = handleOf(k, skim)
+  const need = outRoom(chunk.length - from)
+  let out = batchOut
+  if (out.length < need) {
+    out = Buffer.allocUnsafeSlow(Math.max(need, Math.min(2 * out.length, BATCH_KEEP_BYTES)))
+    if (out.length <= BATCH_KEEP_BYTES) batchOut = out
+  }
+  const n = k.skimLines(chunk, from, out, h, batchState, batchMeta, limit)
+  if (n < 0) return undefined
+  const next = batchState[0] as number
+  const lines = batchState[1] as number
+  if (n === 0) return { records: [], meta: batchMeta, next, lines }
+  try {
+    // the kernel wrote one array of the reductions of lines it checked whole: it parses
+    const records = JSON.parse(asciiText(out, batchState[2] as number)) as Array<Record<string, unknown>>
+    skimCounts.answered += n
+    return { records, meta: batchMeta, next, lines }
+  } catch {
+    return undefined
   }
 }
 
