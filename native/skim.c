@@ -13,7 +13,7 @@
  * level.
  *
  * Exports: compile(spec) -> External; skim(line, out, spec) -> length written to out, or -1 (declined);
- * skimLines(chunk, from, out, spec, state, meta, limit) -> the records of a run of whole lines, as one JSON array
+ * skimLines(chunk, from, out, spec, state, meta, limit, textMax) -> the records of a run of whole lines, as one JSON array
  * text (see skim_lines). Every write into `out` is checked against its length: a reduction that does not fit
  * (escapes make non-ASCII text up to six times longer) is declined, never written past the end.
  */
@@ -568,40 +568,47 @@ static napi_value skim(napi_env env, napi_callback_info info) {
 }
 
 /*
- * skimLines(chunk, from, out, spec, state, meta, limit) -> records written.
+ * skimLines(chunk, from, out, spec, state, meta, limit, textMax) -> records written.
  *
  * Reduces the whole lines of chunk[from, length) one after another, as skim() reduces one, and writes them into
  * out as one JSON array text: `[r1,r2,...]`. It stops before the first line it does not answer, which the caller
  * reads on its own: a line without a newline yet, a line that does not start with `{` (after a `\r` before the
- * newline is left out), a line of `limit` bytes or more, a line the reduction declines; or when meta is full.
- * Empty lines (nothing, or only `\r`) are passed over and counted, as the line splitter skips them.
- * state (Int32Array, >= 3): [0] the offset after the last newline taken, [1] the lines taken (empty ones too),
- * [2] the length of the text in out. meta (Int32Array): for record k, [2k] its line's index among the lines taken
+ * newline is left out), a line of `limit` bytes or more, a line the reduction declines or that does not fit in
+ * out. It also stops, to be called again from there, when meta is full or the text has reached textMax bytes
+ * (the caller keeps each text small). Empty lines (nothing, or only `\r`) are passed over and counted, as the
+ * line splitter skips them. state (Int32Array, >= 4): [0] the offset after the last newline taken, [1] the lines
+ * taken (empty ones too), [2] the length of the text in out, [3] 1 when it stopped full (call again), else 0. meta (Int32Array): for record k, [2k] its line's index among the lines taken
  * (0-based) and [2k+1] the offset after its newline. out must hold length - from + 2 bytes.
  */
 static napi_value skim_lines(napi_env env, napi_callback_info info) {
-  size_t argc = 7;
-  napi_value argv[7], res;
+  size_t argc = 8;
+  napi_value argv[8], res;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   int32_t count = -1;
   void *chunk, *outp, *spec, *statep, *metap;
   size_t n, cap, slen, mlen;
-  int32_t from, limit;
+  int32_t from, limit, text_max;
   napi_typedarray_type st, mt;
   napi_value sab, mab;
   size_t soff, moff;
-  if (argc == 7 && napi_get_buffer_info(env, argv[0], &chunk, &n) == napi_ok && napi_get_value_int32(env, argv[1], &from) == napi_ok &&
+  if (argc == 8 && napi_get_buffer_info(env, argv[0], &chunk, &n) == napi_ok && napi_get_value_int32(env, argv[1], &from) == napi_ok &&
       napi_get_buffer_info(env, argv[2], &outp, &cap) == napi_ok && napi_get_value_external(env, argv[3], &spec) == napi_ok &&
-      napi_get_typedarray_info(env, argv[4], &st, &slen, &statep, &sab, &soff) == napi_ok && st == napi_int32_array && slen >= 3 &&
+      napi_get_typedarray_info(env, argv[4], &st, &slen, &statep, &sab, &soff) == napi_ok && st == napi_int32_array && slen >= 4 &&
       napi_get_typedarray_info(env, argv[5], &mt, &mlen, &metap, &mab, &moff) == napi_ok && mt == napi_int32_array &&
-      napi_get_value_int32(env, argv[6], &limit) == napi_ok && from >= 0 && (size_t)from <= n && n <= 0x7ffffff0 && cap >= n - (size_t)from + 2 &&
-      limit > 0) {
+      napi_get_value_int32(env, argv[6], &limit) == napi_ok && napi_get_value_int32(env, argv[7], &text_max) == napi_ok && from >= 0 &&
+      (size_t)from <= n && n <= 0x7ffffff0 && cap >= n - (size_t)from + 2 && limit > 0 && text_max > 0) {
     const uint8_t *p = (const uint8_t *)chunk;
     uint8_t *out = (uint8_t *)outp;
     int32_t *state = (int32_t *)statep, *meta = (int32_t *)metap;
     size_t pos = (size_t)from, o = 1, records = 0, lines = 0, max = mlen / 2;
+    int32_t more = 0;
     out[0] = '[';
-    while (records < max && pos < n) {
+    while (pos < n) {
+      if (records >= max || o >= (size_t)text_max) {
+        /* full: the caller reads these and calls again from here */
+        more = 1;
+        break;
+      }
       const uint8_t *nlp = memchr(p + pos, '\n', n - pos);
       if (nlp == NULL) break;
       size_t nl = (size_t)(nlp - p), end = nl;
@@ -630,6 +637,7 @@ static napi_value skim_lines(napi_env env, napi_callback_info info) {
     state[0] = (int32_t)pos;
     state[1] = (int32_t)lines;
     state[2] = (int32_t)o;
+    state[3] = more;
     count = (int32_t)records;
   }
   napi_create_int32(env, count, &res);

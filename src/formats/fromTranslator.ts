@@ -60,22 +60,28 @@ export const readerFrom =
         : {}),
       ...(skim !== undefined && (options.skim === true || options.skim === 'all') && skimKernel()?.skimLines !== undefined
         ? {
-            lineRun(buf: Buffer, at: number, lineNo: number, limit: number): LinesRead {
-              const spec = skim(p.translatorState as S)
-              const run = spec !== undefined ? skimRecords(buf, at, spec, limit) : undefined
-              if (run === undefined) return { next: at, lines: 0 }
-              const { records, meta } = run
-              for (let k = 0; k < records.length; k++) {
-                const n = lineNo + (meta[2 * k] as number)
-                const err = p.record(records[k], n)
-                if (p.hasResults || p.hasNotes) flush()
-                if (err !== undefined)
-                  return { next: meta[2 * k + 1] as number, lines: (meta[2 * k] as number) + 1, error: options.file ? err.at(n, options.file) : err.at(n) }
-                // the record changed what the translator reads (its shape): the lines after it are read again
-                if (k + 1 < records.length && skim(p.translatorState as S) !== spec)
-                  return { next: meta[2 * k + 1] as number, lines: (meta[2 * k] as number) + 1 }
+            lineRun(buf: Buffer, from: number, lineNo: number, limit: number): LinesRead {
+              // lines taken so far, and where the next call starts
+              let taken = 0
+              let at = from
+              for (;;) {
+                const spec = skim(p.translatorState as S)
+                const run = spec !== undefined ? skimRecords(buf, at, spec, limit) : undefined
+                if (run === undefined) return { next: at, lines: taken }
+                const { records, meta } = run
+                for (let k = 0; k < records.length; k++) {
+                  const n = lineNo + taken + (meta[2 * k] as number)
+                  const err = p.record(records[k], n)
+                  if (p.hasResults || p.hasNotes) flush()
+                  const through = { next: meta[2 * k + 1] as number, lines: taken + (meta[2 * k] as number) + 1 }
+                  if (err !== undefined) return { ...through, error: options.file ? err.at(n, options.file) : err.at(n) }
+                  // the record changed what the translator reads (its shape): the lines after it are read again
+                  if (k + 1 < records.length && skim(p.translatorState as S) !== spec) return through
+                }
+                taken += run.lines
+                at = run.next
+                if (!run.more) return { next: at, lines: taken }
               }
-              return run
             },
           }
         : {}),

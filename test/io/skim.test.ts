@@ -466,6 +466,31 @@ describe.skipIf(KERNEL === null || KERNEL.skimLines === undefined)('skimRecords:
     )
   })
 
+  it('stops full after about 48 KiB of text and goes on from there when called again, to the same records', () => {
+    const text = 'é→x'.repeat(300)
+    const chunk = Buffer.from(Array.from({ length: 200 }, (_, i) => JSON.stringify({ a: i, type: text, q: 'dropped' })).join('\n') + '\n')
+    const want = oneByOne(chunk, 0, 1 << 20)
+    const records: Array<unknown> = []
+    let at = 0
+    let lines = 0
+    let calls = 0
+    for (;;) {
+      const run = skimRecords(chunk, at, SPEC, 1 << 20)
+      expect(run).toBeDefined()
+      if (run === undefined) break
+      calls++
+      records.push(...run.records)
+      lines += run.lines
+      at = run.next
+      if (!run.more) break
+      expect(run.records.length).toBeGreaterThan(0)
+    }
+    expect(calls).toBeGreaterThan(3)
+    expect(records).toStrictEqual(want.records)
+    expect(lines).toBe(200)
+    expect(at).toBe(chunk.length)
+  })
+
   it("gives the offset after each record's newline, and takes empty lines between records", () => {
     const chunk = Buffer.from('{"a":1}\n\n\r\n{"a":2,"z":[1]}\r\n{"a":3')
     const got = skimRecords(chunk, 0, SPEC, 1000)

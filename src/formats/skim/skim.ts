@@ -300,12 +300,14 @@ export interface SkimKernel {
    * Reduces the whole lines of `chunk` from `from` on, as `skim` reduces one, into `out` (at least `chunk.length -
    * from + 2` bytes) as one JSON array text, and returns how many records it wrote (-1: bad arguments). It stops
    * before the first line it does not answer: one without a newline yet, one not starting with `{`, one of `limit`
-   * bytes or more, one it declines or whose reduction no longer fits in `out`; or when `meta` is full. Empty lines (or a lone `\r`) are taken and counted.
-   * `state` gets [the offset after the last newline taken, the lines taken, the text's length in bytes]; `meta`,
+   * bytes or more, one it declines or whose reduction no longer fits in `out`; and, to be called again from there,
+   * when `meta` is full or the text has reached `textMax` bytes. Empty lines (or a lone `\r`) are taken and counted.
+   * `state` gets [the offset after the last newline taken, the lines taken, the text's length in bytes, 1 when it
+   * stopped full]; `meta`,
    * for record k, [2k] the index of its line among the lines taken and [2k + 1] the offset after its newline.
    * Absent from kernels built before it (then lines are skimmed one by one).
    */
-  skimLines?(chunk: Uint8Array, from: number, out: Uint8Array, handle: unknown, state: Int32Array, meta: Int32Array, limit: number): number
+  skimLines?(chunk: Uint8Array, from: number, out: Uint8Array, handle: unknown, state: Int32Array, meta: Int32Array, limit: number, textMax: number): number
 }
 
 let kernel: SkimKernel | null = null
@@ -398,11 +400,19 @@ export interface SkimmedLines {
   readonly next: number
   /** The lines taken, empty ones included. */
   readonly lines: number
+  /** It stopped because its text was full, not before a line it leaves: call again from `next`. */
+  readonly more: boolean
 }
 
 /** Records one call of {@link skimRecords} reduces at most. */
 const BATCH_RECORDS = 4096
-const batchState = new Int32Array(3)
+/**
+ * The text one call writes, about (bytes; one record may pass it): a string of that size is made in V8's young
+ * generation, where a larger one (a run of a 1 MiB chunk: ~200 KB of Claude Code records) is a large object of its
+ * own, faulted in fresh and collected late (measured: 340 ms of 6.1 s over the Claude Code bench tree).
+ */
+const BATCH_TEXT_BYTES = 48 * 1024
+const batchState = new Int32Array(4)
 const batchMeta = new Int32Array(2 * BATCH_RECORDS)
 /** The batch's output buffer, kept up to {@link BATCH_KEEP_BYTES}; a larger chunk gets one of its own. */
 let batchOut: Uint8Array = new Uint8Array(0)
@@ -410,8 +420,8 @@ const BATCH_KEEP_BYTES = outRoom(2 << 20)
 
 /**
  * Skims the whole lines of `chunk` from the offset `from` on, at once, with the native kernel (one call and one
- * `JSON.parse` for up to 4,096 records, where {@link skimLine} makes one of each per line): the records of the lines
- * it takes, in order, and where it stopped. It stops before the first line it cannot answer (a line without its
+ * `JSON.parse` for up to 4,096 records or about 48 KiB of their text, where {@link skimLine} makes one of each per
+ * line): the records of the lines it takes, in order, and where it stopped (`more`: call again from there). It stops before the first line it cannot answer (a line without its
  * newline yet, one that does not start with `{`, one of `limit` bytes or more, one the reduction declines), which
  * the caller reads on its own; empty lines are taken and counted. `undefined` without a kernel that reduces lines
  * in runs. Each record equals what {@link skimLine} gives for its line (the same reduction). Never throws.
@@ -427,16 +437,17 @@ export const skimRecords = (chunk: Buffer, from: number, skim: CompiledSkim, lim
     out = Buffer.allocUnsafeSlow(Math.max(need, Math.min(2 * out.length, BATCH_KEEP_BYTES)))
     if (out.length <= BATCH_KEEP_BYTES) batchOut = out
   }
-  const n = k.skimLines(chunk, from, out, h, batchState, batchMeta, limit)
+  const n = k.skimLines(chunk, from, out, h, batchState, batchMeta, limit, BATCH_TEXT_BYTES)
   if (n < 0) return undefined
   const next = batchState[0] as number
   const lines = batchState[1] as number
-  if (n === 0) return { records: [], meta: batchMeta, next, lines }
+  const more = batchState[3] === 1
+  if (n === 0) return { records: [], meta: batchMeta, next, lines, more }
   try {
     // the kernel wrote one array of the reductions of lines it checked whole: it parses
     const records = JSON.parse(asciiText(out, batchState[2] as number)) as Array<Record<string, unknown>>
     skimCounts.answered += n
-    return { records, meta: batchMeta, next, lines }
+    return { records, meta: batchMeta, next, lines, more }
   } catch {
     return undefined
   }
