@@ -510,9 +510,10 @@ static node_t *compile_node(napi_env env, napi_value spec) {
     napi_typeof(env, child, &t);
     f->child = t == napi_null ? NULL : compile_node(env, child);
     if (t != napi_null && f->child == NULL) return NULL;
-    int32_t ci;
-    napi_get_value_int32(env, cond, &ci);
-    f->cond_field = ci;
+    int32_t ci = -1;
+    /* the deciding field is one of this level's: an index outside them is a bad spec */
+    if (napi_get_value_int32(env, cond, &ci) != napi_ok || ci >= (int32_t)n) return NULL;
+    f->cond_field = ci < 0 ? -1 : ci;
     if (ci >= 0) {
       nd->has_cond = 1;
       uint32_t m;
@@ -620,7 +621,14 @@ static napi_value skim_lines(napi_env env, napi_callback_info info) {
       }
       if (end - pos >= (size_t)limit || p[pos] != '{') break;
       size_t sep = records > 0 ? 1 : 0;
-      /* room for this line's reduction: what is left of out but the closing bracket */
+      /* escapes make a reduction longer than its line (six bytes for one invalid byte): out may be nearly full.
+         With no room left for a separator, a byte and the closing bracket, stop full (the caller calls again
+         with out empty); never compute the room below zero */
+      if (o + sep + 2 >= cap) {
+        more = 1;
+        break;
+      }
+      /* room for this line's reduction: what is left of out but the separator and the closing bracket */
       ctx_t c = {p + pos, end - pos, 0, out + o + sep, 0, 0, cap - o - sep - 1, 0};
       if (reduce(&c, (const node_t *)spec) != 0 || c.bad) break;
       ws(&c);

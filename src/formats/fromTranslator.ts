@@ -80,7 +80,8 @@ export const readerFrom =
                 }
                 taken += run.lines
                 at = run.next
-                if (!run.more) return { next: at, lines: taken }
+                // `more` with no line taken would call again from the same place: stop, the splitter reads on
+                if (!run.more || run.lines === 0) return { next: at, lines: taken }
               }
             },
           }

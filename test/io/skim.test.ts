@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { compileSkim, DECLINE, reduceParsed, type SkimKernel, skimKernel, skimLine, skimRecords, useSkimKernel } from '../../src/formats/skim/skim.js'
+import { compileSkim, DECLINE, reduceParsed, type SkimKernel, skimKernel, skimLine, skimPlan, skimRecords, useSkimKernel } from '../../src/formats/skim/skim.js'
 import { nativeSkim } from '../../src/node/nativeSkim.js'
 import { numRuns } from '../support/arbitraries.js'
 import { Rng } from '../reliability/support/mutate.js'
@@ -489,6 +489,50 @@ describe.skipIf(KERNEL === null || KERNEL.skimLines === undefined)('skimRecords:
     expect(records).toStrictEqual(want.records)
     expect(lines).toBe(200)
     expect(at).toBe(chunk.length)
+  })
+
+  it('never writes past its output when escapes make the text longer than the lines (hostile input, found by fuzzing)', () => {
+    const kernel = KERNEL as SkimKernel
+    const skimLines = kernel.skimLines?.bind(kernel)
+    expect(skimLines).toBeDefined()
+    if (skimLines === undefined) return
+    const handle = kernel.compile(skimPlan(SPEC))
+    // invalid bytes become six-byte \ufffd escapes: the first line leaves one byte of the output, and the room of
+    // the second came out below zero (a size_t wrapped): the kernel wrote past the output's end
+    const cases: Array<[Buffer, (n: number) => number]> = [
+      // the fuzzer's reproducer, with the least output the kernel takes
+      [Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xff]), Buffer.from('" }\n{}\n')]), (n) => n + 2],
+      // the same with the room the reader gives (3n + 16)
+      [Buffer.concat([Buffer.from('{"a":"'), Buffer.alloc(14, 0xff), Buffer.from('"}\n{}\n{"a":1}\n')]), (n) => 3 * n + 16],
+      [Buffer.concat([Buffer.from('{"a":"'), Buffer.alloc(40, 0xff), Buffer.from('"}\n{}\n')]), (n) => 3 * n + 16],
+    ]
+    for (const [chunk, roomOf] of cases) {
+      const room = roomOf(chunk.length)
+      const backing = Buffer.alloc(room + 64, 0xee)
+      const out = backing.subarray(0, room)
+      const state = new Int32Array(4)
+      const meta = new Int32Array(16)
+      let at = 0
+      const records: Array<unknown> = []
+      for (let calls = 0; calls < 10 && at < chunk.length; calls++) {
+        const n = skimLines(chunk, at, out, handle, state, meta, 1 << 20, 1 << 30)
+        expect(n).toBeGreaterThanOrEqual(0)
+        // the bytes after the output are untouched
+        expect(backing.subarray(room).every((b) => b === 0xee)).toBe(true)
+        if (n > 0) records.push(...(JSON.parse(out.toString('latin1', 0, state[2] as number)) as Array<unknown>))
+        if ((state[1] as number) === 0) break
+        at = state[0] as number
+      }
+      // what it took is what the full parse gives; a line it left is read by the one-line path
+      expect(records).toStrictEqual(
+        chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .slice(0, records.length)
+          .map((l) => reduceParsed(JSON.parse(l), SPEC)),
+      )
+    }
   })
 
   it("gives the offset after each record's newline, and takes empty lines between records", () => {
