@@ -72,7 +72,7 @@ export const readerFrom =
                 for (let k = 0; k < records.length; k++) {
                   const n = lineNo + taken + (meta[2 * k] as number)
                   const err = p.record(records[k], n)
-                  if (p.hasResults || p.hasNotes) flush()
+                  flush()
                   const through = { next: meta[2 * k + 1] as number, lines: taken + (meta[2 * k] as number) + 1 }
                   if (err !== undefined) return { ...through, error: options.file ? err.at(n, options.file) : err.at(n) }
                   // the record changed what the translator reads (its shape): the lines after it are read again

@@ -38,3 +38,8 @@ export const mayBeOverwritten = (view: Uint8Array): boolean => overwritten.has(v
  * reads on. @internal
  */
 export const stableBytes = (view: Buffer): Buffer => (overwritten.has(view.buffer) ? Buffer.from(view) : view)
+
+/** Replaces, in place, each view of `views` that {@link mayBeOverwritten} with its copy (a reader's held chunks). @internal */
+export const stabilize = (views: Array<Buffer>): void => {
+  for (let i = 0; i < views.length; i++) views[i] = stableBytes(views[i] as Buffer)
+}

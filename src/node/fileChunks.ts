@@ -148,24 +148,17 @@ async function* readChunks(path: string | Buffer, options: FileChunksOptions, he
       let chunk: Buffer
       if (expect > 0) {
         const size = Math.min(chunkBytes, expect)
-        if (lane !== undefined) {
-          if (reused === undefined) {
-            if (lane.bytes === undefined || lane.bytes.length < chunkBytes) lane.bytes = Buffer.allocUnsafeSlow(chunkBytes)
-            reused = lane.bytes
-          }
-          const n = readSync(fd, reused, 0, size, null)
-          if (n === 0) break
-          expect -= n
-          // the next read overwrites this chunk unless it was the file's last (then the probe reads on)
-          markOverwritten(reused.buffer, expect > 0)
-          chunk = reused.subarray(0, n)
-        } else {
-          const buf = Buffer.allocUnsafe(size)
-          const n = readSync(fd, buf, 0, size, null)
-          if (n === 0) break
-          expect -= n
-          chunk = n === size ? buf : buf.subarray(0, n)
+        if (lane !== undefined && reused === undefined) {
+          if (lane.bytes === undefined || lane.bytes.length < chunkBytes) lane.bytes = Buffer.allocUnsafeSlow(chunkBytes)
+          reused = lane.bytes
         }
+        const buf = reused ?? Buffer.allocUnsafe(size)
+        const n = readSync(fd, buf, 0, size, null)
+        if (n === 0) break
+        expect -= n
+        // the next read overwrites a chunk of the shared buffer unless it was the file's last (the probe reads on)
+        if (reused !== undefined) markOverwritten(reused.buffer, expect > 0)
+        chunk = n === buf.length ? buf : buf.subarray(0, n)
       } else {
         // past the size fstat gave: a shared probe tells the end (most files) from a file that grew
         const n = readSync(fd, probe, 0, probe.length, null)

@@ -19,7 +19,7 @@ import { QUIET_MS, type FormatModule, type LineReader, type ReaderOptions } from
 import type { SeenRecords } from '../formats/claudeCode/seen.js'
 import { BlankLead } from '../io/blankLead.js'
 import { countJsonValues, LINE_CAP_TEXT, LineSplitter, MAX_LINE_BYTES, MAX_LINE_VALUES, oversizeNote } from '../io/lines.js'
-import { stableBytes } from '../io/reusedChunks.js'
+import { stabilize, stableBytes } from '../io/reusedChunks.js'
 import { attachSubagents, hasSubagentFilesSync } from './claudeSubagents.js'
 import { fileChunks, ReadBuffer } from './fileChunks.js'
 import type { SkimMode } from '../formats/skim/skim.js'
@@ -394,7 +394,7 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
   }
   while (sniffing()) {
     // the head is kept past this read: a chunk the source reads into again is copied first
-    if (pending === undefined) for (let i = 0; i < head.length; i++) head[i] = stableBytes(head[i] as Buffer)
+    if (pending === undefined) stabilize(head)
     pending ??= input.next()
     const haveJson = sniffValues.some((x) => typeof x === 'object' && x !== null)
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -472,7 +472,7 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
     const max = maxDoc
     const parts = head
     let total = headBytes
-    for (let i = 0; i < parts.length; i++) parts[i] = stableBytes(parts[i] as Buffer)
+    stabilize(parts)
     while (!eof) {
       const n = await next()
       if (n.done) break

@@ -177,17 +177,6 @@ export interface FileHead {
   readonly cut?: true
 }
 
-/** The lines of `bytes` that end with a newline, without it. */
-const wholeLinesIn = (bytes: Buffer): Array<Buffer> => {
-  const out: Array<Buffer> = []
-  let start = 0
-  for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, start)) {
-    out.push(bytes.subarray(start, nl))
-    start = nl + 1
-  }
-  return out
-}
-
 /**
  * A copy of what {@link projectOf} reads of a first chunk that the next read overwrites (a file of several
  * chunks): its first line, and its lines through the first that names a `cwd` within the Claude Code head's reach.
@@ -253,8 +242,9 @@ const claudeCwdOf = async (file: string, head: FileHead | undefined): Promise<st
   const lines = head !== undefined ? headLinesIn(head, CWD_HEAD, false) : undefined
   if (lines !== undefined) return cwdAmong(lines)
   if (head?.cut === true) {
-    // the file's first lines as they are, through the first that names a `cwd`: a `cwd` found there is the answer
-    const cwd = cwdAmong(wholeLinesIn(head.bytes))
+    // the file's first lines as they are, through the first that names a `cwd` (whole lines, all within the
+    // reach): a `cwd` found there is the answer
+    const cwd = cwdAmong(headLinesIn({ bytes: head.bytes, whole: true }, CWD_HEAD, false) ?? [])
     if (cwd !== undefined) return cwd
   }
   for await (const line of headLines(file, CWD_HEAD)) {
