@@ -46,13 +46,39 @@ export class SeenRecords {
 
   /** Claims `key` for `input` unless a file claimed it already. */
   claim(key: string, input: number): void {
-    if (this.owner.has(key)) return
+    if (!this.owner.has(key)) this.add(key, input)
+  }
+
+  /**
+   * The two identities of one record (`undefined`: the record has no such identity), checked and claimed at once,
+   * as {@link copied} of each and then {@link claim} of each: `true` when another file than `input` claimed either
+   * (the record is a copy; nothing is claimed), else `false` with both claimed. One lookup per identity and one
+   * insertion per new one (the translator asks this for every user and assistant record).
+   */
+  claimRecord(a: string | undefined, b: string | undefined, input: number): boolean {
+    const ownerA = a === undefined ? undefined : this.owner.get(a)
+    if (ownerA !== undefined && ownerA !== input) return true
+    const ownerB = b === undefined ? undefined : this.owner.get(b)
+    if (ownerB !== undefined && ownerB !== input) return true
+    const forgotten = a !== undefined && ownerA === undefined ? this.add(a, input) : undefined
+    // at the cap, claiming `a` may forget `b` (the oldest): `claim(b)` would then claim it again
+    if (b !== undefined && (ownerB === undefined || forgotten === b)) this.add(b, input)
+    return false
+  }
+
+  /** Adds a key not held, forgetting the oldest at the cap; the key forgotten, if any. */
+  private add(key: string, input: number): string | undefined {
+    let forgotten: string | undefined
     if (this.owner.size >= this.cap) {
       // a Map iterates in insertion order: its first key is the oldest
       const oldest = this.owner.keys().next()
-      if (oldest.done !== true) this.owner.delete(oldest.value)
+      if (oldest.done !== true) {
+        forgotten = oldest.value
+        this.owner.delete(forgotten)
+      }
     }
     this.owner.set(key, input)
+    return forgotten
   }
 
   /** Counts one record skipped as a copy ({@link copied}), for {@link copies}. */

@@ -679,12 +679,11 @@ const isCopy = (s: TranscriptState, v: Obj, type: string, seen: SeenRecords): bo
   const msg = v['message']
   const mid = type === 'assistant' && isObject(msg) ? str(msg['id']) : undefined
   const rid = mid !== undefined ? str(v['requestId']) : undefined
-  const uk = uuid !== undefined && uuid !== '' ? `u:${uuid}` : undefined
-  const mk = mid !== undefined && rid !== undefined && mid !== '' && rid !== '' ? `m:${mid}\u0000${rid}` : undefined
-  if ((uk !== undefined && seen.copied(uk, input)) || (mk !== undefined && seen.copied(mk, input))) return true
-  if (uk !== undefined) seen.claim(uk, input)
-  if (mk !== undefined) seen.claim(mk, input)
-  return false
+  // a uuid is its own key (no copy of it is made); a message's key starts with U+0000 and `m`, which no uuid key
+  // does (a uuid starting with U+0000 gets a `u` after it)
+  const uk = uuid === undefined || uuid === '' ? undefined : uuid.charCodeAt(0) === 0 ? `\u0000u${uuid}` : uuid
+  const mk = mid !== undefined && rid !== undefined && mid !== '' && rid !== '' ? `\u0000m${mid}\u0000${rid}` : undefined
+  return seen.claimRecord(uk, mk, input)
 }
 
 /**
