@@ -96,6 +96,7 @@ for (const e of [
   put(b(e))
 
 // 3. Run.
+process.stdout.write(`fuzzing the skim kernel for ${seconds} s from seed ${seed} (npm run fuzz -- ${seconds} ${seed} runs it again)\n`)
 const run = spawnSync(bin, [seeds, String(seconds), seed], { stdio: 'inherit', cwd: root })
 rmSync(work, { recursive: true, force: true })
 if (run.status !== 0) {
