@@ -164,6 +164,37 @@ describe('1. K15: forks and resumes — copied history is no run and adds no usa
       expect(runs[0]?.usage.inputTokens).toBe(0)
       expect(runs[0]?.ending).toEqual({ kind: 'unfinished', lastEventType: 'user' })
     })
+    it('a record uuid spelled like another record’s message key is no copy of it (the two kinds of key never meet)', () => {
+      const seen = new SeenRecords()
+      const orig = linesOf(join(repoRoot, DIR, '1-original.jsonl')) as Array<Record<string, unknown>>
+      const read = (records: ReadonlyArray<unknown>): Array<RunResult> => {
+        const p = new Pipeline(claudeCodeTranslatorSharing(seen) as Translator<unknown>, { file: null })
+        records.forEach((r, i) => p.record(r, i + 1))
+        p.end()
+        return p.takeResults()
+      }
+      read(orig)
+      // every record of a second file with a new uuid that spells the first file's message keys, and no message
+      // key of its own (new message ids): nothing is a copy, so the run counts its usage again
+      const keys = orig.flatMap((r) => {
+        const m = r['message'] as Record<string, unknown> | undefined
+        return typeof m?.['id'] === 'string' && typeof r['requestId'] === 'string'
+          ? [`\u0000m${m['id']}\u0000${r['requestId']}`, `m:${m['id']}\u0000${r['requestId']}`]
+          : []
+      })
+      expect(keys.length).toBeGreaterThan(0)
+      const spelled = orig.map((r, i) => {
+        const m = r['message'] as Record<string, unknown> | undefined
+        return { ...r, uuid: keys[i % keys.length], ...(m !== undefined ? { message: { ...m, id: `other-${i}` } } : {}) }
+      })
+      const runs = read(spelled)
+      expect(runs).toHaveLength(1)
+      expect(runs[0]?.response).toBe('Node 20.19 or later (package.json engines).')
+      expect(bucketsOf(runs[0] as RunResult)).toEqual({ inputTokens: 3, cacheReadTokens: 8000, cacheWriteTokens: 2400, outputTokens: 14, reasoningTokens: 0 })
+      // no record was skipped as a copy (the prompt spelled like a message key included)
+      expect(runs[0]?.diagnostics).toEqual([])
+      expect(seen.copies).toBe(0)
+    })
   })
 })
 
