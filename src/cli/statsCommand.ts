@@ -405,6 +405,8 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   const seenFiles = new Set<string>()
   const list = async (dir: string): Promise<Array<UnitFile>> =>
     (await listLogPaths(dir, folderSkip, { seen: seenFiles })).map((f) => (typeof f.path === 'string' ? f.path : { path: f.path, label: f.label }))
+  // with no path: what to say when the usual places hold no log at all
+  let noLogsHint = ''
   if (parsed.positionals.length === 0) {
     const homes = await findLogHomes(io.env)
     const found = homes.filter((h) => h.folders.length > 0)
@@ -422,6 +424,9 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       lines.push(placeLine(h, files.length, home))
     }
     io.stderr.write(`run-outcome stats: no path given; reading the usual places:\n${lines.join('')}`)
+    // said at the end if they hold no log: the places that are not there, and what to do
+    const absent = homes.filter((h) => h.folders.length === 0).map((h) => forTerminal(tilde(h.path, home)))
+    noLogsHint = `${absent.length > 0 ? `(not there: ${absent.join(', ')})\n` : ''}Give a log file or directory, e.g. run-outcome stats ./logs\n`
   } else {
     let missing = false
     const kinds: Array<'dir' | 'file' | 'stdin' | 'again'> = []
@@ -550,7 +555,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
               .map((i) => tilde(i.label, home))
               .join(', ')
               .slice(0, 200),
-          )} (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)\n`
+          )} (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)\n${noLogsHint}`
         : `run-outcome stats: none of the ${files.length + (readStdin ? 1 : 0)} file(s) could be read as a log; name the format with --format if they are one\n`,
     )
     return EXIT.usage

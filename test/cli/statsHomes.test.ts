@@ -105,6 +105,24 @@ describe('stats with no path: the usual places of a home', () => {
     )
   })
 
+  it('a usual place that is there but holds no log: exit 2 naming it, the places not there, and what to do', async () => {
+    const bare = mkdtempSync(join(tmpdir(), 'ro-bare-home-'))
+    mkdirSync(join(bare, '.claude', 'projects'), { recursive: true })
+    const r = await runCli(['stats'], '', { HOME: bare })
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toBe(
+      [
+        'run-outcome stats: no path given; reading the usual places:',
+        '  claude-code ~/.claude/projects: 0 files',
+        'run-outcome stats: no log files under ~/.claude/projects (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)',
+        '(not there: ~/.config/claude/projects, ~/.codex/sessions, ~/.codex/archived_sessions, ~/.gemini/tmp)',
+        'Give a log file or directory, e.g. run-outcome stats ./logs',
+        '',
+      ].join('\n'),
+    )
+  })
+
   it('replay with no input and nothing piped reads the same places', async () => {
     let stdout = ''
     let stderr = ''
