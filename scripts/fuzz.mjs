@@ -18,6 +18,11 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const seconds = Number(process.argv[2] ?? process.env.FUZZ_SECONDS ?? 30)
 const seed = process.argv[3] ?? String(Date.now() % 1e9)
+// a time the driver could not reach (NaN, Infinity) would fuzz forever
+if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400 || !/^\d{1,18}$/.test(seed)) {
+  process.stderr.write('usage: npm run fuzz [-- SECONDS [SEED]]   (SECONDS: more than 0, at most 86400; SEED: a whole number)\n')
+  process.exit(2)
+}
 const work = mkdtempSync(join(tmpdir(), 'run-outcome-fuzz-'))
 const skip = (why) => {
   process.stdout.write(`note: the skim kernel was not fuzzed (${why})\n`)
