@@ -187,6 +187,20 @@ static int lit(ctx_t *c, const char *w, size_t len) {
   return 0;
 }
 
+/*
+ * After a member or an element: past the whitespace and the separator. 1 at the closing bracket `close` (taken),
+ * 0 after a comma (and the whitespace after it), -1 at anything else (the grammar is broken).
+ */
+static inline int separator(ctx_t *c, uint8_t close) {
+  ws(c);
+  if (c->i >= c->n) return -1;
+  uint8_t b = c->p[c->i++];
+  if (b == close) return 1;
+  if (b != ',') return -1;
+  ws(c);
+  return 0;
+}
+
 /* Checks one value (at a non-whitespace byte), building nothing. */
 static int value(ctx_t *c) {
   if (c->i >= c->n) return -1;
@@ -211,12 +225,9 @@ static int value(ctx_t *c) {
       c->i++;
       ws(c);
       if (value(c)) return -1;
-      ws(c);
-      if (c->i >= c->n) return -1;
-      b = c->p[c->i++];
-      if (b == '}') break;
-      if (b != ',') return -1;
-      ws(c);
+      int sep = separator(c, '}');
+      if (sep < 0) return -1;
+      if (sep) break;
     }
     c->depth--;
     return 0;
@@ -231,12 +242,9 @@ static int value(ctx_t *c) {
     }
     for (;;) {
       if (value(c)) return -1;
-      ws(c);
-      if (c->i >= c->n) return -1;
-      b = c->p[c->i++];
-      if (b == ']') break;
-      if (b != ',') return -1;
-      ws(c);
+      int sep = separator(c, ']');
+      if (sep < 0) return -1;
+      if (sep) break;
     }
     c->depth--;
     return 0;
@@ -386,12 +394,9 @@ static int reduced_value(ctx_t *c, const node_t *nd) {
         if (!first) put1(c, ',');
         first = 0;
         if (reduced_value(c, nd)) return -1;
-        ws(c);
-        if (c->i >= c->n) return -1;
-        b = c->p[c->i++];
-        if (b == ']') break;
-        if (b != ',') return -1;
-        ws(c);
+        int sep = separator(c, ']');
+        if (sep < 0) return -1;
+        if (sep) break;
       }
     }
     put1(c, ']');
@@ -476,12 +481,9 @@ static int reduce(ctx_t *c, const node_t *nd) {
           end[hit] = c->i;
         }
       }
-      ws(c);
-      if (c->i >= c->n) return -1;
-      uint8_t b = c->p[c->i++];
-      if (b == '}') break;
-      if (b != ',') return -1;
-      ws(c);
+      int sep = separator(c, '}');
+      if (sep < 0) return -1;
+      if (sep) break;
     }
   }
   if (nd->has_cond) {
