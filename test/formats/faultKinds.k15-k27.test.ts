@@ -123,6 +123,13 @@ describe('1. K15: forks and resumes — copied history is no run and adds no usa
 
   describe('Claude Code: a resumed session’s new file repeats earlier records with the same ids', () => {
     const DIR = 'test/fixtures/claude-code-transcript/resumed-session'
+    /** The runs of one file's records read through the pipeline with the set the files of one input share. */
+    const readSharing = (seen: SeenRecords, records: ReadonlyArray<unknown>): Array<RunResult> => {
+      const p = new Pipeline(claudeCodeTranslatorSharing(seen) as Translator<unknown>, { file: null })
+      records.forEach((r, i) => p.record(r, i + 1))
+      p.end()
+      return p.takeResults()
+    }
     it('across the files of one directory input the copies count once (replay of the directory)', async () => {
       const c = await cli(DIR)
       expect(c.code).toBe(0)
@@ -150,12 +157,7 @@ describe('1. K15: forks and resumes — copied history is no run and adds no usa
     it('a message id + request id copied under a new record uuid still counts once', async () => {
       const seen = new SeenRecords()
       const orig = linesOf(join(repoRoot, DIR, '1-original.jsonl'))
-      const read = (records: ReadonlyArray<unknown>): Array<RunResult> => {
-        const p = new Pipeline(claudeCodeTranslatorSharing(seen) as Translator<unknown>, { file: null })
-        records.forEach((r, i) => p.record(r, i + 1))
-        p.end()
-        return p.takeResults()
-      }
+      const read = (records: ReadonlyArray<unknown>): Array<RunResult> => readSharing(seen, records)
       read(orig)
       const renamed = orig.map((r, i) => ({ ...(r as object), uuid: `new-${i}` }))
       const runs = read(renamed)
@@ -167,12 +169,7 @@ describe('1. K15: forks and resumes — copied history is no run and adds no usa
     it('a record uuid spelled like another record’s message key is no copy of it (the two kinds of key never meet)', () => {
       const seen = new SeenRecords()
       const orig = linesOf(join(repoRoot, DIR, '1-original.jsonl')) as Array<Record<string, unknown>>
-      const read = (records: ReadonlyArray<unknown>): Array<RunResult> => {
-        const p = new Pipeline(claudeCodeTranslatorSharing(seen) as Translator<unknown>, { file: null })
-        records.forEach((r, i) => p.record(r, i + 1))
-        p.end()
-        return p.takeResults()
-      }
+      const read = (records: ReadonlyArray<unknown>): Array<RunResult> => readSharing(seen, records)
       read(orig)
       // every record of a second file with a new uuid that spells the first file's message keys, and no message
       // key of its own (new message ids): nothing is a copy, so the run counts its usage again
