@@ -53,6 +53,7 @@ export {
   type RunSource,
   type FormatName,
   MAX_DIAGNOSTICS,
+  NO_MODEL,
 } from './core/RunResult.js'
 export { ProtocolError, isProtocolError, type ProtocolErrorKind, type ProtocolErrorJSON, type ProtocolErrorFields } from './core/ProtocolError.js'
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { RunEnding } from '../core/RunEnding.js'
-import type { RunResult } from '../core/RunResult.js'
+import { NO_MODEL, type RunResult } from '../core/RunResult.js'
 import { forTerminal } from './sanitize.js'
 import { cut, textWidth, wrapParts } from './stats/table.js'
 import { makeStyle, type Style } from './style.js'
@@ -69,7 +69,7 @@ export const usdText = (x: number): string => `$${Math.abs(x) >= 1 ? x.toFixed(2
 export const costText = (r: RunResult): string => {
   if (r.cost.totalUsd === null) {
     const models = Object.keys(r.usage.byModel)
-    if (models.length === 1 && models[0] === 'unknown' && r.cost.missing > 0) return 'unknown (the log names no model to price)'
+    if (models.length === 1 && models[0] === NO_MODEL && r.cost.missing > 0) return 'unknown (the log names no model to price)'
     return r.cost.missing > 0 ? `unknown (${r.cost.missing} unpriced response${r.cost.missing === 1 ? '' : 's'})` : 'unknown'
   }
   return r.cost.estimated ? `~$${r.cost.totalUsd.toFixed(4)} (estimated)` : `$${r.cost.totalUsd.toFixed(4)}`

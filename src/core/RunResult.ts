@@ -33,6 +33,16 @@ export interface ModelUsage extends UsageBuckets {
   readonly costUsd: number | null
 }
 
+/**
+ * The `usage.byModel` key (and the model name an estimate is asked with) of usage whose source names no model —
+ * a `codex exec --json` log, a Claude Code record without `message.model` — or that several models share (an AI
+ * SDK or OpenAI Agents run total). Its cost stays unknown (`cost.missing` counts it) unless the source reports one
+ * or a price table names it exactly: a pattern such as `*` never prices it (`priceOf`).
+ * @since 0.3.0
+ * @category Results
+ */
+export const NO_MODEL = 'unknown'
+
 /** A run's usage: the buckets summed over every model, root and children, plus `byModel`. @since 0.1.0 @category Results */
 export interface Usage extends UsageBuckets {
   readonly byModel: Readonly<Record<string, ModelUsage>>
@@ -262,7 +272,7 @@ const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isF
  */
 export const addUsage = (d: RunDraft, model: string | null | undefined, usage: UsageInput, costUsd: number | null | undefined, line?: number): void => {
   const u = d.usage
-  const key = idKey(model ?? 'unknown')
+  const key = idKey(model ?? NO_MODEL)
   let m = d.byModel[key]
   if (m === undefined) {
     m = { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, costUsd: 0, costMissing: 0, items: 0 }

@@ -42,6 +42,7 @@ import {
   ensureChild,
   finishRun,
   MAX_DIAGNOSTICS,
+  NO_MODEL,
   newDraft,
   setChildEnding,
   touch,
@@ -376,7 +377,7 @@ const itemCost = (
   if (est === undefined || isZero(b)) return null
   let v: number | undefined
   try {
-    v = est(model ?? 'unknown', b, ctx?.time)
+    v = est(model ?? NO_MODEL, b, ctx?.time)
   } catch {
     v = undefined
   }
@@ -642,7 +643,7 @@ const applyTotal = (run: NativeRunState, model: string | undefined, c: TotalChan
   if (hasUsage) {
     if (run.totals === null) run.totals = newBook()
     if (c.usage !== null && !(isZero(c.usage) && (c.cost === null || c.cost === 0))) {
-      bookItem(run.totals, model ?? 'unknown', c.usage, itemCost(run.totals, model, c.usage, c.cost ?? undefined, ctx), 1)
+      bookItem(run.totals, model ?? NO_MODEL, c.usage, itemCost(run.totals, model, c.usage, c.cost ?? undefined, ctx), 1)
     }
   } else if (c.cost !== null) {
     run.runCost = run.runCost === null ? c.cost : run.runCost + c.cost
@@ -1101,7 +1102,7 @@ export const applyGeneral = (s: FoldState, ev: SessionEvent, lineArg?: number, c
       const data = ev.data
       const mid = data.messageId
       if (data.usage !== undefined) {
-        if (mid !== undefined) messageUsage(run, mid, data.model ?? 'unknown', data.usage, data.costUsd, cache)
+        if (mid !== undefined) messageUsage(run, mid, data.model ?? NO_MODEL, data.usage, data.costUsd, cache)
         else addUsage(d, data.model, data.usage, usageCost(d, data.model, data.usage, data.costUsd, cache), line)
       }
       if (isRoot) {

@@ -11,7 +11,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import * as t from 'io-ts'
 import type { CostEstimator } from './fold.js'
-import type { Cost, ModelUsage, RunResult, UsageBuckets } from './RunResult.js'
+import { NO_MODEL, type Cost, type ModelUsage, type RunResult, type UsageBuckets } from './RunResult.js'
 import { safeName } from './names.js'
 import { roundUsd } from './usd.js'
 
@@ -56,9 +56,17 @@ export const decodePriceTable = (u: unknown): E.Either<string, PriceTable> => {
   return E.left(`a price table is an object: ${example}`)
 }
 
-/** The price of a model: exact id first, then the longest matching `prefix*` key. @since 0.1.0 @category Prices */
+/**
+ * The price of a model: exact id first, then the longest matching `prefix*` key. The usage of no model
+ * ({@link NO_MODEL}, `unknown`) has a price only under that exact key — a table may price a log that names no model
+ * on purpose (`{ "unknown": … }` for `codex exec --json` runs of a known model), but a pattern (`*`, `unk*`) never
+ * prices it by accident.
+ * @since 0.1.0
+ * @category Prices
+ */
 export const priceOf = (table: PriceTable, model: string): ModelPrice | undefined => {
   if (Object.hasOwn(table, model)) return table[model]
+  if (model === NO_MODEL) return undefined
   let best: ModelPrice | undefined
   let bestLen = -1
   for (const key of Object.keys(table)) {

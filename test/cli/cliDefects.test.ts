@@ -86,6 +86,15 @@ describe('the result block', () => {
     const r = await runCli(['replay', fx('codex-exec-json/stream-output-2.jsonl')])
     expect(r.stdout).toContain('  cost         unknown (the log names no model to price)\n')
   })
+  it.each(['*', 'unk*'])('a price pattern %s does not price the usage of a log that names no model', async (pattern) => {
+    const prices = join(mkdtempSync(join(tmpdir(), 'ro-prices-')), 'prices.json')
+    writeFileSync(prices, JSON.stringify({ [pattern]: { input: 1, output: 2 } }))
+    const r = await runCli(['replay', '--prices', prices, fx('codex-exec-json/stream-output-2.jsonl')])
+    expect(r.stdout).toContain('  cost         unknown (the log names no model to price)\n')
+    const s = JSON.parse((await runCli(['stats', '--json', '--no-cache', '--prices', prices, fx('codex-exec-json/stream-output-2.jsonl')])).stdout)
+    expect(s.cost).toMatchObject({ totalUsd: null, estimatedUsd: 0, runsWithoutCost: 1, runsWithEstimatedCost: 0, estimated: false })
+    expect(s.unknownCost.byModel).toStrictEqual({ unknown: 1 })
+  })
 })
 
 describe('replay --brief and --only', () => {

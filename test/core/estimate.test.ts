@@ -5,7 +5,8 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
-import type { UsageBuckets } from '../../src/core/RunResult.js'
+import { NO_MODEL, type UsageBuckets } from '../../src/core/RunResult.js'
+import { priceTableEstimator } from '../../src/core/prices.js'
 import { foldRecords } from '../../src/formats/records.js'
 
 /** A tiered test price: $1 per million input tokens up to 200k per request, $2 above; $10 per million output. */
@@ -49,6 +50,25 @@ describe('cost estimates per request', () => {
       { ...msg({ inputTokens: 10, outputTokens: 10 }), data: { model: 'm-unpriced', usage: { inputTokens: 10, outputTokens: 10 }, message: { content: [] } } },
     ])
     expect(r?.cost).toStrictEqual({ totalUsd: null, complete: false, missing: 1 })
+  })
+  it.each([
+    ['a message without a model', { type: 'assistant/message', sessionId: 's', data: { usage: { inputTokens: 10, outputTokens: 10 }, message: { content: [] } } }],
+    ['a running total without a model', { type: 'usage/total', sessionId: 's', data: { counter: 't', usage: { inputTokens: 10, outputTokens: 10 } } }],
+    ['a message whose model is the placeholder itself', { type: 'assistant/message', sessionId: 's', data: { model: NO_MODEL, usage: { inputTokens: 10, outputTokens: 10 }, message: { content: [] } } }],
+  ])('%s is priced by a price table only under its exact name, never by a pattern', (_, record) => {
+    const fold = (table: Record<string, { input: number; output: number }>) => {
+      const r = foldRecords([{ type: 'turn/start', sessionId: 's', data: {} }, record], { format: 'native', estimate: priceTableEstimator(table) })
+      if (E.isLeft(r)) throw r.left
+      return r.right[0]
+    }
+    for (const pattern of ['*', 'unk*']) {
+      const run = fold({ [pattern]: { input: 1, output: 2 } })
+      expect(run?.cost).toStrictEqual({ totalUsd: null, complete: false, missing: 1 })
+      expect(run?.usage.byModel[NO_MODEL]).toMatchObject({ inputTokens: 10, outputTokens: 10, costUsd: null })
+    }
+    // 10 × $1 + 10 × $2 per million tokens: the table names the usage of no model on purpose
+    const named = fold({ [NO_MODEL]: { input: 1, output: 2 }, '*': { input: 100, output: 100 } })
+    expect(named?.cost).toStrictEqual({ totalUsd: 0.00003, complete: true, missing: 0, estimated: true })
   })
   it('running totals (a Codex rollout) are priced per change, one request each', () => {
     const total = (input: number, output: number) => ({

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { decodePriceTable, estimateCost, priceOf } from '../../src/core/prices.js'
-import { finishRun, newDraft, addUsage } from '../../src/core/RunResult.js'
+import { finishRun, newDraft, addUsage, NO_MODEL } from '../../src/core/RunResult.js'
 
 const run = (models: Array<[string, number, number, number, number | undefined]>) => {
   const d = newDraft()
@@ -29,6 +29,22 @@ describe('price table estimates', () => {
     )
     expect(r.usage.byModel['gemini-2.5-flash']?.costUsd).toBe(0.3)
     expect(r.usage.byModel['mystery']?.costUsd).toBeNull()
+    expect(r.cost).toStrictEqual({ totalUsd: null, complete: false, missing: 1, estimated: true })
+  })
+  it('prices the usage of no model only under its exact name, never by a pattern that matches the word', () => {
+    const any = E.getOrElseW(() => ({}))(decodePriceTable({ '*': { input: 1, output: 2 }, 'unk*': { input: 3, output: 4 } }))
+    expect(priceOf(any, NO_MODEL)).toBeUndefined()
+    expect(priceOf(any, 'unknown-model-7')).toStrictEqual({ input: 3, output: 4 })
+    expect(priceOf({ ...any, [NO_MODEL]: { input: 5, output: 6 } }, NO_MODEL)).toStrictEqual({ input: 5, output: 6 })
+    const r = estimateCost(
+      run([
+        ['gpt-5', 1_000_000, 0, 0, undefined],
+        [NO_MODEL, 1_000_000, 0, 0, undefined],
+      ]),
+      any,
+    )
+    expect(r.usage.byModel['gpt-5']?.costUsd).toBe(1)
+    expect(r.usage.byModel[NO_MODEL]?.costUsd).toBeNull()
     expect(r.cost).toStrictEqual({ totalUsd: null, complete: false, missing: 1, estimated: true })
   })
   it('never replaces a reported cost', () => {

@@ -18,6 +18,7 @@ const CORE_VALUES = [
   'FormatError',
   'MAX_DIAGNOSTICS',
   'ModelPrice',
+  'NO_MODEL',
   'PROTOCOL_VERSION',
   'Pipeline',
   'PriceTable',

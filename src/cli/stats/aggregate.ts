@@ -92,8 +92,8 @@ export interface AggregateOptions {
 
 /** A group's name for a run without a time. @since 0.2.0 */
 export const NO_TIME = '(no time)'
-/** The model name the fold gives usage without a model. @since 0.2.0 */
-export const NO_MODEL = 'unknown'
+/** The model name the fold gives usage without a model (the core's `NO_MODEL`). @since 0.2.0 */
+export { NO_MODEL } from '../../core/RunResult.js'
 /** The `unknownCost` entry of runs whose cost is unknown because they recorded no usage (nothing to price). @since 0.2.0 */
 export const NO_USAGE = '(no usage)'
 

@@ -17,7 +17,7 @@ import * as t from 'io-ts'
 import type { NativeUsage } from '../../core/events.js'
 import type { EndingError } from '../../core/RunEnding.js'
 import { quoteName } from '../../core/names.js'
-import type { UsageInput } from '../../core/RunResult.js'
+import { NO_MODEL, type UsageInput } from '../../core/RunResult.js'
 import type { Emit } from '../../core/translator.js'
 import { emitDiagnostic, emitIdle, nativeEvent, type Origin, type ReasonIn } from '../events.js'
 import { isTokenCount } from '../../core/values.js'
@@ -567,7 +567,7 @@ export const totalUsage = (r: RunState, emit: Emit, type: string, u: UsageInput)
   if (same) return
   const { usage, bad } = valid(u)
   if (bad) diagBetween(emit, INVALID_COUNT)
-  r.set = { model: r.model !== null && !r.several ? r.model : 'unknown', usage }
+  r.set = { model: r.model !== null && !r.several ? r.model : NO_MODEL, usage }
   emit(nativeEvent('usage/set', { models: [r.set] }, at(type)))
 }
 
@@ -802,7 +802,7 @@ export const finalize = (s: AiSdkState, emit: Emit): void => {
     const model = r.model !== null && !r.several ? r.model : undefined
     if (r.set !== null) {
       // the stated whole-run usage and the provider's item, as one statement (a later item would not count)
-      emit(nativeEvent('usage/set', { models: [r.set, { model: model ?? 'unknown', usage }] }, origin))
+      emit(nativeEvent('usage/set', { models: [r.set, { model: model ?? NO_MODEL, usage }] }, origin))
     } else emit(nativeEvent('usage/add', model !== undefined ? { usage, model } : { usage }, origin))
   }
   const steps = stepsOf(r)

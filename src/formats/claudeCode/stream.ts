@@ -68,6 +68,7 @@ import {
   type IdSet,
   type LastUsage,
 } from './shared.js'
+import { NO_MODEL } from '../../core/RunResult.js'
 
 /** Record types of stream-json that carry nothing for the run (read and ignored without a diagnostic). */
 const IGNORED_TYPES: ReadonlySet<string> = new Set([
@@ -463,7 +464,7 @@ const assistant = (s: StreamState, v: Obj, time: string | number | undefined, em
   message(s, 'assistant')
   const origin = originOf('assistant', time)
   const parent = str(v['parent_tool_use_id'])
-  const model = str(msg['model']) ?? 'unknown'
+  const model = str(msg['model']) ?? NO_MODEL
   const id = str(msg['id'])
   const synthetic = model === SYNTHETIC_MODEL
   const stated = synthetic ? undefined : messageUsage(emit, msg['usage'], time)
@@ -740,7 +741,7 @@ const totals = (s: StreamState, v: Obj, origin: Origin, emit: Emit): void => {
       const b = anthropicBuckets(u)
       if (b === undefined || b === null) emitDiagnostic(emit, 'ignored the usage of a result: a token count is not a non-negative number')
       else {
-        const model = s.runModel !== null && s.runModel !== '' ? s.runModel : 'unknown'
+        const model = s.runModel !== null && s.runModel !== '' ? s.runModel : NO_MODEL
         emit(nativeEvent('usage/total', { counter: `${s.gen}/usage`, model, usage: b }, origin))
       }
     }

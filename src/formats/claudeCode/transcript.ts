@@ -65,6 +65,7 @@ import {
   type LastUsage,
   type UserTextKind,
 } from './shared.js'
+import { NO_MODEL } from '../../core/RunResult.js'
 
 /** Transcript record types that carry nothing for the ending (read and ignored without a diagnostic). */
 export const TRANSCRIPT_TYPES: ReadonlySet<string> = new Set([
@@ -482,7 +483,7 @@ const assistant = (s: TranscriptState, v: Obj, time: string | number | undefined
   const mode = decideMode(s, v)
   const side = mode === 'main' && v['isSidechain'] === true
   const origin = originOf('assistant', time)
-  const model = str(msg['model']) ?? 'unknown'
+  const model = str(msg['model']) ?? NO_MODEL
   const id = str(msg['id'])
   const synthetic = model === SYNTHETIC_MODEL
   const stated = synthetic ? undefined : messageUsage(emit, msg['usage'], time)

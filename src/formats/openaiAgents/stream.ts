@@ -29,6 +29,7 @@ import type { SessionEvent } from '../../core/events.js'
 import { nativeEvent } from '../events.js'
 import { isObject, short, str, type Obj } from '../json.js'
 import { agentName, bucketsOf, callIdOf, get, jsonCopy, pendingOf, toolNameOfType, type Pending } from './shared.js'
+import { NO_MODEL } from '../../core/RunResult.js'
 
 /** The `type`s of `RunStreamEvent`s. @internal */
 export const STREAM_TYPES: ReadonlySet<string> = new Set(['raw_model_stream_event', 'run_item_stream_event', 'agent_updated_stream_event'])
@@ -114,8 +115,8 @@ export const newRunFacts = (): RunFacts => ({
   active: null,
 })
 
-/** The model a state's usage is attributed to: the one model the run's responses named, else `unknown`. @internal */
-export const usageModelOf = (run: RunFacts): string => (run.model !== null && !run.mixedModels ? run.model : 'unknown')
+/** The model a state's usage is attributed to: the one model the run's responses named, else {@link NO_MODEL}. @internal */
+export const usageModelOf = (run: RunFacts): string => (run.model !== null && !run.mixedModels ? run.model : NO_MODEL)
 
 /** `true` for a call id the run already counted. @internal */
 export const isCounted = (run: RunFacts, id: string): boolean => run.calls[`#${id}`] === true
@@ -238,7 +239,7 @@ const rawModelEvent = (run: RunFacts, v: Obj, out: Out): void => {
         return
       }
       const model = str(get(get(response, 'providerData'), 'model'))
-      const key = model ?? 'unknown'
+      const key = model ?? NO_MODEL
       if (run.model === null) run.model = key
       else if (run.model !== key) run.mixedModels = true
       out.push(nativeEvent('usage/add', { usage, ...(model !== undefined ? { model } : {}) }, origin))
