@@ -187,7 +187,7 @@ no_wrap() {
   local name=$1
   cmp -s <(tm capture-pane -p -t "$name" | trim) <(tm capture-pane -p -J -t "$name" | trim) || die "$name: a line wrapped at 80 columns"
 }
-for screen in 'stats-80|npx run-outcome stats|cost ~$' 'stats-session-80|npx run-outcome stats --by session --breakdown|└ gemini-2.5-pro' 'replay-brief-80|npx run-outcome replay --brief|c736db82a7c5.jsonl #1'; do
+for screen in 'stats-80|npx run-outcome stats|cost ~$' 'stats-session-80|npx run-outcome stats --by session --breakdown|└ gemini-2.5-pro' 'replay-brief-80|npx run-outcome replay --brief|c736db82a7c5 #1'; do
   IFS='|' read -r file cmd want <<<"$screen"
   echo "capture.sh: $file"
   new_shell "$file" 80 60 "${home_env[@]}"

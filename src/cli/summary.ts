@@ -213,10 +213,14 @@ export const formatRun = (r: RunResult, label: string, style: Style = makeStyle(
 /** The uncoloured summary (kept for callers that want plain text). @since 0.1.0 */
 export const plainSummary = (r: RunResult, label: string): string => formatRun(r, label)
 
+/** A log file's extension before a label's run number (`.jsonl #2`): what a label too long for its room drops first. */
+const LOG_EXTENSION = /\.(?:jsonl|ndjson|json|log|txt)(?:\.gz)?(?= #\d+$)/i
+
 /**
  * A `--brief` label (`PATH #n`) too long for `room` columns: the file's name with as many of its folders as fit,
- * whole, after `…/`; else the name alone; else the name cut from its start (`…`), since the end of a rollout's or
- * a transcript's name is its id, which tells files apart.
+ * whole, after `…/`; else the name alone; else the name without its extension (`claude-error #1`: cut from its
+ * start, `.jsonl #1` told no two files apart); else that cut from its start (`…`), since the end of a rollout's or a
+ * transcript's name is its id, which tells files apart.
  */
 const labelWithin = (text: string, room: number): string => {
   const sep = Math.max(text.lastIndexOf('/'), text.lastIndexOf('\\'))
@@ -228,14 +232,28 @@ const labelWithin = (text: string, room: number): string => {
     best = tailText
   }
   if (best !== undefined) return best
-  return textWidth(base) <= room ? base : cut(base, room, 'start')
+  if (textWidth(base) <= room) return base
+  const bare = base.replace(LOG_EXTENSION, '')
+  return textWidth(bare) <= room ? bare : cut(bare, room, 'start')
 }
+
+/** A duration in at most 7 columns (`16.8 s`, `6m 15s`, `2h 05m`, `—`): a narrow `--brief` line's. */
+const shortDuration = (ms: number | null): string => {
+  if (ms === null || !Number.isFinite(ms) || ms < 60_000) return durationText(ms)
+  const s = Math.round(ms / 1000)
+  const m = Math.floor(s / 60)
+  return m < 60 ? `${m}m ${String(s % 60).padStart(2, '0')}s` : `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`
+}
+
+/** The least room a `--brief` label keeps: below it, the other columns take their narrow form. */
+const BRIEF_LABEL_MIN = 24
 
 /**
  * One line per run for `replay --brief`: mark and ending kind, total tokens (every bucket: input, cache read,
  * cache write, output), cost (`~` estimated, `—` unknown), duration, then the run's label (`file #n`): when
- * `width` (terminal columns) is given and the label does not fit, the file's name without its folders, cut from the
- * middle, so the line never wraps.
+ * `width` (terminal columns) is given and the label does not fit, the file's name without its folders, or without
+ * its extension, or cut from its start, so the line never wraps. Where the columns would leave the label under
+ * 24 columns (a terminal under 80), they take a narrow form (`75.5k tok`, less padding), so the label keeps room.
  * @example briefLine(run, 'examples/claude-code/claude.jsonl #1') // => '✔ answered        75,517 tok   $0.0456      16.8 s  examples/claude-code/claude.jsonl #1'
  * @since 0.2.0
  */
@@ -243,11 +261,15 @@ export const briefLine = (r: RunResult, label: string, style: Style = makeStyle(
   const k = r.ending.kind
   const u = r.usage
   // a run whose log reported no usage shows a dash, not 0 tokens
-  const tokens = reportsUsage(r) ? `${num(u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens).padStart(11)} tok` : '—'.padStart(15)
-  const fixed = `${k.padEnd(10)}  ${tokens}  ${shortCost(r).padStart(9)}  ${durationText(r.durationMs).padStart(11)}  `
-  const text = forTerminal(label)
+  const total = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens
+  const wide = `${k.padEnd(10)}  ${reportsUsage(r) ? `${num(total).padStart(11)} tok` : '—'.padStart(15)}  ${shortCost(r).padStart(9)}  ${durationText(r.durationMs).padStart(11)}  `
   // the mark is one column wide except ⛔ (blocked), which a terminal draws in two
   const markWidth = k === 'blocked' ? 2 : 1
+  const narrow = width !== undefined && width - markWidth - 1 - wide.length < BRIEF_LABEL_MIN
+  const fixed = narrow
+    ? `${k.padEnd(10)} ${reportsUsage(r) ? `${shortNumber(total).padStart(6)} tok` : '—'.padStart(10)} ${shortCost(r).padStart(8)} ${shortDuration(r.durationMs).padStart(7)}  `
+    : wide
+  const text = forTerminal(label)
   const room = width === undefined ? undefined : width - markWidth - 1 - fixed.length
   const shown = room === undefined || textWidth(text) <= room ? text : room < 8 ? '' : labelWithin(text, room)
   const line =

@@ -36,7 +36,23 @@ describe('--brief labels at a width', async () => {
   it("cuts a name too long for the room from its start: two rollouts stay apart by their ids' ends", () => {
     const a = labelAt('/h/.codex/sessions/2025/09/24/rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl #1', 80)
     const b = labelAt('/h/.codex/sessions/2025/09/24/rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-0a1b2c3d4e5f.jsonl #1', 80)
-    expect(a).toBe('…20-c736db82a7c5.jsonl #1')
-    expect(b).toBe('…20-0a1b2c3d4e5f.jsonl #1')
+    expect(a).toBe('…da3-8c20-c736db82a7c5 #1')
+    expect(b).toBe('…da3-8c20-0a1b2c3d4e5f #1')
+  })
+
+  // a new user at 60 columns saw no label at all, and at 66 `…r.jsonl #1` for two different files
+  it('under 80 columns the other columns narrow, so the label keeps room', () => {
+    const line = briefLine(run, 'examples/claude-code/claude.jsonl #1', undefined, 60).trimEnd()
+    expect(line).toBe('✔ answered    75.5k tok  $0.0456  16.8 s  …/claude.jsonl #1')
+    expect(briefLine(run, 'x #1', undefined, 80).trimEnd()).toBe('✔ answered         75,517 tok    $0.0456       16.8 s  x #1')
+    expect(briefLine({ ...run, durationMs: 375_000 }, 'x #1', undefined, 60).trimEnd()).toBe('✔ answered    75.5k tok  $0.0456  6m 15s  x #1')
+    expect(briefLine({ ...run, durationMs: 7_500_000 }, 'x #1', undefined, 60).trimEnd()).toBe('✔ answered    75.5k tok  $0.0456  2h 05m  x #1')
+  })
+
+  it('drops the extension before cutting a name: two files stay apart at 60 columns', () => {
+    expect(labelAt('examples/claude-code/claude-error.jsonl #1', 60)).toBe('claude-error #1')
+    expect(labelAt('examples/codex/codex-error.jsonl #1', 60)).toBe('codex-error #1')
+    expect(labelAt('/h/.codex/sessions/rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl.gz #3', 60)).toBe('…0-c736db82a7c5 #3')
+    for (const width of [40, 50, 60, 66, 76, 79]) expect(textWidth(briefLine(run, 'examples/claude-code/claude-error.jsonl #1', undefined, width).trimEnd())).toBeLessThanOrEqual(width)
   })
 })

@@ -128,7 +128,7 @@ describe('replay --brief and --only', () => {
     expect(bad.stderr).toContain('--only takes an ending kind (answered, cut_off, limit, stopped, suspended, blocked, failed, unfinished), not "crashed"')
   })
 
-  it('a terminal width shortens the label to its name, cut from the start (its end tells files apart), so no line wraps', async () => {
+  it('a terminal width shortens the label to its name without its extension, cut from the start (its end tells files apart), so no line wraps', async () => {
     let out = ''
     const { main } = await import('../../src/cli/main.js')
     const { Readable } = await import('node:stream')
@@ -140,7 +140,7 @@ describe('replay --brief and --only', () => {
     })
     const lines = out.trim().split('\n')
     expect(lines.map((l) => [...l].length)).toStrictEqual([80, 80])
-    expect(lines[0]).toBe('✔ answered        138,076 tok   ~$0.0763   3 min 53 s  …20-c736db82a7c5.jsonl #1')
+    expect(lines[0]).toBe('✔ answered        138,076 tok   ~$0.0763   3 min 53 s  …da3-8c20-c736db82a7c5 #1')
   })
 })
 
