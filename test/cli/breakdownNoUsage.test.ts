@@ -46,4 +46,37 @@ describe('stats --breakdown and runs with no usage', () => {
       ['', '└ (no usage)', '1', '', '0', '0', '0', '—', ''],
     ])
   })
+
+  // the fresh-user trial saw `(no usage)` between two named models (a model with no known cost and no tokens sorted
+  // after it by name): the rows of no model come last, as in --by model
+  it('named models come first, most expensive first; usage that named no model and (no usage) come last', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ro-breakdown-'))
+    const t = '2025-10-02T10:00:00.000Z'
+    const run = (usage: Array<string>): Array<string> => [
+      line('turn/start', {}, t),
+      ...usage,
+      line('turn/end', { reason: { kind: 'completed' } }, t),
+      line('session/status', { status: 'idle' }, t),
+    ]
+    writeFileSync(
+      join(dir, 'four.jsonl'),
+      `${[
+        ...run([]),
+        ...run([line('usage/add', { model: 'a-model-without-a-price', usage: { inputTokens: 0, outputTokens: 0 } }, t)]),
+        ...run([line('usage/add', { usage: { inputTokens: 5000, outputTokens: 50 } }, t)]),
+        ...run([line('usage/add', { model: 'zz-model-without-a-price', usage: { inputTokens: 1000, outputTokens: 10 } }, t)]),
+        ...run([line('usage/add', { model: 'claude-sonnet-4-5-20250929', usage: { inputTokens: 100, outputTokens: 20 } }, t)]),
+      ].join('\n')}\n`,
+    )
+    const r = await runCli(['stats', '--json', '--by', 'day', '--breakdown', dir], '', { TZ: 'UTC' })
+    const day = (JSON.parse(r.stdout) as { groups: Record<string, { runs: number; models: Record<string, unknown> }> }).groups['2025-10-02']
+    expect(day?.runs).toBe(5)
+    expect(Object.keys(day?.models ?? {})).toStrictEqual([
+      'claude-sonnet-4-5-20250929',
+      'zz-model-without-a-price',
+      'a-model-without-a-price',
+      'unknown',
+      '(no usage)',
+    ])
+  })
 })

@@ -11,6 +11,7 @@
 import { endingKinds, type EndingKind } from '../../core/RunEnding.js'
 import { msFromIso } from '../../core/time.js'
 import { roundUsd } from '../../core/usd.js'
+import { NO_MODEL } from '../../core/RunResult.js'
 import type { FileOutcome, ModelRecord, RunRecord, SkipReason } from './records.js'
 import { afterBound, beforeBound, localTime, weekStart, type TimeBound } from './time.js'
 
@@ -93,7 +94,7 @@ export interface AggregateOptions {
 /** A group's name for a run without a time. @since 0.2.0 */
 export const NO_TIME = '(no time)'
 /** The model name the fold gives usage without a model (the core's `NO_MODEL`). @since 0.2.0 */
-export { NO_MODEL } from '../../core/RunResult.js'
+export { NO_MODEL }
 /** The `unknownCost` entry of runs whose cost is unknown because they recorded no usage (nothing to price). @since 0.2.0 */
 export const NO_USAGE = '(no usage)'
 
@@ -394,12 +395,18 @@ export class StatsAggregate {
     return [...named.reverse(), ...rows.filter(([k]) => k === NO_TIME || k.startsWith('('))]
   }
 
-  /** The per-model rows of a group (most expensive first, then by tokens), with `breakdown`. */
+  /**
+   * The per-model rows of a group, with `breakdown`: the named models most expensive first, then by tokens; then,
+   * as in {@link rows}, the rows of no model (`(no usage)`, and usage that named none), whatever their figures.
+   */
   modelRows(key: string): Array<[string, GroupTotals]> {
     const per = this.breakdown.get(key)
     if (per === undefined) return []
     const tokens = (g: GroupTotals): number => g.inputTokens + g.cacheReadTokens + g.cacheWriteTokens + g.outputTokens
-    return [...per.entries()].sort(([a, x], [b, y]) => y.costUsd - x.costUsd || tokens(y) - tokens(x) || (a < b ? -1 : a > b ? 1 : 0))
+    const unnamed = (m: string): number => (m === NO_MODEL || m.startsWith('(') ? 1 : 0)
+    return [...per.entries()].sort(
+      ([a, x], [b, y]) => unnamed(a) - unnamed(b) || y.costUsd - x.costUsd || tokens(y) - tokens(x) || (a < b ? -1 : a > b ? 1 : 0),
+    )
   }
 
   /**
