@@ -53,6 +53,7 @@ describe('--brief labels at a width', async () => {
     expect(labelAt('examples/claude-code/claude-error.jsonl #1', 60)).toBe('claude-error #1')
     expect(labelAt('examples/codex/codex-error.jsonl #1', 60)).toBe('codex-error #1')
     expect(labelAt('/h/.codex/sessions/rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl.gz #3', 60)).toBe('…0-c736db82a7c5 #3')
-    for (const width of [40, 50, 60, 66, 76, 79]) expect(textWidth(briefLine(run, 'examples/claude-code/claude-error.jsonl #1', undefined, width).trimEnd())).toBeLessThanOrEqual(width)
+    for (const width of [40, 50, 60, 66, 76, 79])
+      expect(textWidth(briefLine(run, 'examples/claude-code/claude-error.jsonl #1', undefined, width).trimEnd())).toBeLessThanOrEqual(width)
   })
 })

@@ -52,9 +52,15 @@ describe('cost estimates per request', () => {
     expect(r?.cost).toStrictEqual({ totalUsd: null, complete: false, missing: 1 })
   })
   it.each([
-    ['a message without a model', { type: 'assistant/message', sessionId: 's', data: { usage: { inputTokens: 10, outputTokens: 10 }, message: { content: [] } } }],
+    [
+      'a message without a model',
+      { type: 'assistant/message', sessionId: 's', data: { usage: { inputTokens: 10, outputTokens: 10 }, message: { content: [] } } },
+    ],
     ['a running total without a model', { type: 'usage/total', sessionId: 's', data: { counter: 't', usage: { inputTokens: 10, outputTokens: 10 } } }],
-    ['a message whose model is the placeholder itself', { type: 'assistant/message', sessionId: 's', data: { model: NO_MODEL, usage: { inputTokens: 10, outputTokens: 10 }, message: { content: [] } } }],
+    [
+      'a message whose model is the placeholder itself',
+      { type: 'assistant/message', sessionId: 's', data: { model: NO_MODEL, usage: { inputTokens: 10, outputTokens: 10 }, message: { content: [] } } },
+    ],
   ])('%s is priced by a price table only under its exact name, never by a pattern', (_, record) => {
     const fold = (table: Record<string, { input: number; output: number }>) => {
       const r = foldRecords([{ type: 'turn/start', sessionId: 's', data: {} }, record], { format: 'native', estimate: priceTableEstimator(table) })
