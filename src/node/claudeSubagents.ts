@@ -7,9 +7,7 @@
  *
  * @module
  */
-import { createReadStream } from 'node:fs'
 import { basename } from 'node:path'
-import { createGunzip } from 'node:zlib'
 import type { CostEstimator } from '../core/fold.js'
 import { MAX_DIAGNOSTICS, type ChildResult, type Cost, type Diagnostic, type ModelUsage, type RunResult, type Usage } from '../core/RunResult.js'
 import { msFromIso } from '../core/time.js'
@@ -17,6 +15,7 @@ import { createClaudeCodeReader } from '../formats/claudeCode.js'
 import type { SeenRecords } from '../formats/claudeCode/seen.js'
 import { LineSplitter, oversizeNote } from '../io/lines.js'
 import { SESSION_EXT, subagentFilesOf } from './claudeSubagentFiles.js'
+import { decodedBytes } from './decodedBytes.js'
 import { fileChunks } from './fileChunks.js'
 
 export { hasSubagentFilesSync, subagentDirOf, subagentFilesOf, subagentFilesOfSync } from './claudeSubagentFiles.js'
@@ -41,8 +40,8 @@ const readSubagentFile = async (
     // a line over the cap is skipped, as in any log, and said (on the run the subagent belongs to)
     (lineNo, size, values) => notes.push(oversizeNote(lineNo, size, values)),
   )
-  const source: AsyncIterable<Buffer> = file.endsWith('.gz') ? createReadStream(file, { highWaterMark: 256 * 1024 }).pipe(createGunzip()) : fileChunks(file)
-  for await (const chunk of source) splitter.push(chunk as Buffer)
+  // gzip or not by its bytes, as every log (a cut gzip file is read as far as it goes, and said)
+  for await (const chunk of decodedBytes(fileChunks(file), (note) => notes.push(note))) splitter.push(chunk)
   splitter.end()
   reader.end()
   return { runs, notes }

@@ -10,7 +10,6 @@
 import { createReadStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { basename, dirname, sep } from 'node:path'
-import { createGunzip } from 'node:zlib'
 import type { CostEstimator } from '../../core/fold.js'
 import { msFromIso } from '../../core/time.js'
 import type { EndingKind } from '../../core/RunEnding.js'
@@ -20,6 +19,7 @@ import { attachSubagents, hasSubagentFilesSync } from '../../node/claudeSubagent
 import { fileChunks, ReadBuffer } from '../../node/fileChunks.js'
 import { mayBeOverwritten } from '../../io/reusedChunks.js'
 import { SeenRecords } from '../../formats/claudeCode/seen.js'
+import { decodedBytes, isGzip } from '../../node/decodedBytes.js'
 import { EMPTY_INPUT_NOTE, ReplayError, replayStream } from '../../node/replay.js'
 import { estimatorOf, type EstimateSettings } from '../../prices/genaiPrices.js'
 import { describeEnding } from '../summary.js'
@@ -144,7 +144,8 @@ async function* headLines(file: string, maxBytes: number): AsyncGenerator<Buffer
   let raw: ReturnType<typeof createReadStream> | undefined
   try {
     raw = createReadStream(file, { highWaterMark: 64 * 1024 })
-    const source: AsyncIterable<Buffer> = file.toLowerCase().endsWith('.gz') ? raw.pipe(createGunzip()) : raw
+    // gzip or not by its bytes, as the replay decided (a `.gz` name on a plain log, a gzip log named `.jsonl`)
+    const source = decodedBytes(raw, () => {})
     let pending: Buffer = Buffer.alloc(0)
     let size = 0
     for await (const chunk of source) {
@@ -238,7 +239,7 @@ const cwdAmong = (lines: Iterable<Buffer>): string | undefined => {
  * that name a `cwd` are parsed. From `head` when it covers those bytes (or, cut by {@link cutHead}, holds the
  * answer), else read from the file.
  */
-const claudeCwdOf = async (file: string, head: FileHead | undefined): Promise<string | undefined> => {
+const claudeCwdOf = async (file: string, head: FileHead | undefined, reopen: boolean): Promise<string | undefined> => {
   const lines = head !== undefined ? headLinesIn(head, CWD_HEAD, false) : undefined
   if (lines !== undefined) return cwdAmong(lines)
   if (head?.cut === true) {
@@ -247,6 +248,7 @@ const claudeCwdOf = async (file: string, head: FileHead | undefined): Promise<st
     const cwd = cwdAmong(headLinesIn({ bytes: head.bytes, whole: true }, CWD_HEAD, false) ?? [])
     if (cwd !== undefined) return cwd
   }
+  if (!reopen) return undefined
   for await (const line of headLines(file, CWD_HEAD)) {
     const cwd = cwdAmong([line])
     if (cwd !== undefined) return cwd
@@ -257,9 +259,10 @@ const claudeCwdOf = async (file: string, head: FileHead | undefined): Promise<st
 const CWD_HEAD = 256 * 1024
 
 /** The first line of a file (gzip too), up to 1 MiB; `undefined` when it cannot be read or is longer. From `head` when it holds it. */
-const firstLine = async (file: string, head: FileHead | undefined): Promise<string | undefined> => {
+const firstLine = async (file: string, head: FileHead | undefined, reopen: boolean): Promise<string | undefined> => {
   const lines = head !== undefined ? headLinesIn(head, HEAD_MAX, true) : undefined
   if (lines !== undefined) return lines[0]?.toString('utf8')
+  if (!reopen) return undefined
   for await (const line of headLines(file, HEAD_MAX)) return line.toString('utf8')
   return undefined
 }
@@ -269,23 +272,24 @@ const firstLine = async (file: string, head: FileHead | undefined): Promise<stri
  * names it, e.g. `-Users-me-app`); Codex, the `cwd` of its `session_meta` record; Gemini, the folder's
  * `.project_root` when written, else `gemini:` and the start of the project hash; any other, the file's folder.
  * `null` when nothing names one (a Codex log without `session_meta`, standard input). With `head` (the first bytes
- * the replay read), the Claude Code and Codex answers come from them when they cover what would be read.
+ * the replay read), the Claude Code and Codex answers come from them when they cover what would be read; else the
+ * file is read again from its start, unless `reopen` is false (a FIFO: its answer is then what `head` holds).
  * @since 0.2.0
  */
-export const projectOf = async (file: string, format: string, head?: FileHead): Promise<string | null> => {
+export const projectOf = async (file: string, format: string, head?: FileHead, reopen = true): Promise<string | null> => {
   if (file === '-') return null
   const parts = file.split(/[\\/]/)
   if (format === 'claude-code') {
     // the session's working directory, as Codex names its project (so one repository is one row for both);
     // else the project folder (`~/.claude/projects/<encoded cwd>`)
-    const cwd = await claudeCwdOf(file, head)
+    const cwd = await claudeCwdOf(file, head, reopen)
     if (cwd !== undefined) return cwd
     const i = parts.lastIndexOf('projects')
     if (i >= 0 && i < parts.length - 2) return parts[i + 1] as string
     return basename(dirname(file))
   }
   if (format === 'codex') {
-    const line = await firstLine(file, head)
+    const line = await firstLine(file, head, reopen)
     if (line !== undefined) {
       try {
         const rec = JSON.parse(line) as { type?: unknown; payload?: { cwd?: unknown } }
@@ -357,16 +361,38 @@ const CHUNK_BYTES = 1024 * 1024
 /** The buffer this thread reads its files into, one file after another ({@link readFileRecords} is never run twice at once in a thread). */
 const readBuffer = new ReadBuffer()
 
-/** The chunks of `source`, telling `onFirst` the first one. */
-async function* firstChunk(source: AsyncIterable<Buffer>, onFirst: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
+/**
+ * The chunks of `source`, telling `onFirst` the first one; and, for a source that is no regular file (`regular()`
+ * false: a FIFO, whose first read may be short and which cannot be opened again to look at its head), telling
+ * `onStreamHead` a copy of its first bytes, as many as `projectOf` reads, once they are read or the source ends.
+ */
+async function* watchHead(
+  source: AsyncIterable<Buffer>,
+  regular: () => boolean,
+  onFirst: (chunk: Buffer) => void,
+  onStreamHead: (head: FileHead) => void,
+): AsyncGenerator<Buffer> {
   let first = true
+  const held: Array<Buffer> = []
+  let heldBytes = 0
+  let told = false
+  const reach = headReach(HEAD_MAX)
   for await (const c of source) {
     if (first) {
       first = false
       onFirst(c)
     }
+    if (!told && !regular()) {
+      held.push(Buffer.from(c.subarray(0, reach - heldBytes)))
+      heldBytes += Math.min(c.length, reach - heldBytes)
+      if (heldBytes >= reach) {
+        told = true
+        onStreamHead({ bytes: Buffer.concat(held), whole: false })
+      }
+    }
     yield c
   }
+  if (!told && !regular()) onStreamHead({ bytes: Buffer.concat(held), whole: true })
 }
 
 /** The notes of a reading worth a report's mention, as the optional field of an outcome. */
@@ -395,15 +421,22 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
     const hasSubagents = typeof path === 'string' && hasSubagentFilesSync(path)
     // read synchronously (a regular file): no wait on the thread pool per read; the first chunk names the project
     let head: FileHead | undefined
-    // the project is read from the first chunk of a regular file (not of a pipe, whose first read may be short)
+    // the project is read from the first chunk of a regular file; of a FIFO, from a copy of its first bytes (it
+    // cannot be opened again: that open would wait for a writer that has gone); of gzip, from the file again
     let size = -1
-    const gz = file.toLowerCase().endsWith('.gz')
     const outcome = await replayStream(
-      firstChunk(fileChunks(path, { chunkBytes: CHUNK_BYTES, reuse: readBuffer, onRegularFile: (n) => (size = n) }), (c) => {
-        // a file's only chunk stays as read until the next file is read (after `projectOf` below); the first of
-        // several is read into again, so what `projectOf` reads of it is copied
-        if (!gz && typeof path === 'string' && size >= 0) head = mayBeOverwritten(c) ? cutHead(c) : { bytes: c, whole: c.length >= size }
-      }),
+      watchHead(
+        fileChunks(path, { chunkBytes: CHUNK_BYTES, reuse: readBuffer, onRegularFile: (n) => (size = n) }),
+        () => size >= 0,
+        (c) => {
+          // a file's only chunk stays as read until the next file is read (after `projectOf` below); the first of
+          // several is read into again, so what `projectOf` reads of it is copied
+          if (!isGzip(c) && typeof path === 'string' && size >= 0) head = mayBeOverwritten(c) ? cutHead(c) : { bytes: c, whole: c.length >= size }
+        },
+        (h) => {
+          if (!isGzip(h.bytes)) head = h
+        },
+      ),
       (r) => {
         if (hasSubagents && r.format === 'claude-code') held.push(r)
         else records.push(toRecord(r, file, records.length + 1, job.accept))
@@ -411,7 +444,7 @@ export const readFileRecords = async (unitFile: UnitFile, job: RecordJob, seen?:
       { format: job.format as 'auto', file, ...(estimate !== undefined ? { estimate } : {}), ...(seen !== undefined ? { seen } : {}) },
     )
     // the project first, while the head read in this thread is as it was read
-    const project = await projectOf(file, outcome.format, head)
+    const project = await projectOf(file, outcome.format, head, size >= 0)
     head = undefined
     if (held.length > 0) {
       // a copied session (every record read before, K15) stays the placeholder the report leaves out: its subagent
