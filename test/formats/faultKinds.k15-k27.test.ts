@@ -176,7 +176,7 @@ describe('1. K15: forks and resumes — copied history is no run and adds no usa
       const keys = orig.flatMap((r) => {
         const m = r['message'] as Record<string, unknown> | undefined
         return typeof m?.['id'] === 'string' && typeof r['requestId'] === 'string'
-          ? [`\u0000m${m['id']}\u0000${r['requestId']}`, `m:${m['id']}\u0000${r['requestId']}`]
+          ? [`\u0000m${m['id'].length}\u0000${m['id']}${r['requestId']}`, `\u0000m${m['id']}\u0000${r['requestId']}`, `m:${m['id']}\u0000${r['requestId']}`]
           : []
       })
       expect(keys.length).toBeGreaterThan(0)
@@ -191,6 +191,37 @@ describe('1. K15: forks and resumes — copied history is no run and adds no usa
       // no record was skipped as a copy (the prompt spelled like a message key included)
       expect(runs[0]?.diagnostics).toEqual([])
       expect(seen.copies).toBe(0)
+    })
+    // a hostile-input trial: the key joined the two ids with U+0000, which an id may hold, so `msg\u0000X` + `req`
+    // and `msg` + `X\u0000req` were one key, and the second file's answer was dropped as a copy of the first's
+    it('two different message and request ids never share a key, whatever characters the ids hold', () => {
+      const seen = new SeenRecords()
+      const file = (n: string, mid: string, rid: string, input: number): Array<Record<string, unknown>> => [
+        { type: 'user', sessionId: `s${n}`, uuid: `${n}1`, timestamp: '2025-10-31T08:00:00Z', message: { role: 'user', content: 'hi' } },
+        {
+          type: 'assistant',
+          sessionId: `s${n}`,
+          uuid: `${n}2`,
+          timestamp: '2025-10-31T08:00:02Z',
+          requestId: rid,
+          message: {
+            id: mid,
+            role: 'assistant',
+            model: 'claude-sonnet-4-5-20250929',
+            content: [{ type: 'text', text: 'ok' }],
+            stop_reason: 'end_turn',
+            usage: { input_tokens: input, output_tokens: 1 },
+          },
+        },
+      ]
+      const a = readSharing(seen, file('a', 'msg\u0000X', 'req', 100))
+      const b = readSharing(seen, file('b', 'msg', 'X\u0000req', 1000))
+      expect(a.map((r) => [r.ending.kind, r.usage.inputTokens])).toStrictEqual([['answered', 100]])
+      expect(b.map((r) => [r.ending.kind, r.usage.inputTokens])).toStrictEqual([['answered', 1000]])
+      expect(seen.copies).toBe(0)
+      // the same ids again are a copy
+      expect(readSharing(seen, file('c', 'msg', 'X\u0000req', 1000)).map((r) => r.usage.inputTokens)).toStrictEqual([0])
+      expect(seen.copies).toBe(1)
     })
   })
 })

@@ -681,9 +681,10 @@ const isCopy = (s: TranscriptState, v: Obj, type: string, seen: SeenRecords): bo
   const mid = type === 'assistant' && isObject(msg) ? str(msg['id']) : undefined
   const rid = mid !== undefined ? str(v['requestId']) : undefined
   // a uuid is its own key (no copy of it is made); a message's key starts with U+0000 and `m`, which no uuid key
-  // does (a uuid starting with U+0000 gets a `u` after it)
+  // does (a uuid starting with U+0000 gets a `u` after it), then the message id's length, so that no two pairs of
+  // ids spell one key (`a\u0000b` + `c` and `a` + `b\u0000c` would, joined by a separator the ids may hold)
   const uk = uuid === undefined || uuid === '' ? undefined : uuid.charCodeAt(0) === 0 ? `\u0000u${uuid}` : uuid
-  const mk = mid !== undefined && rid !== undefined && mid !== '' && rid !== '' ? `\u0000m${mid}\u0000${rid}` : undefined
+  const mk = mid !== undefined && rid !== undefined && mid !== '' && rid !== '' ? `\u0000m${mid.length}\u0000${mid}${rid}` : undefined
   return seen.claimRecord(uk, mk, input)
 }
 
