@@ -89,7 +89,7 @@ describe.skipIf(!hasTmux || !existsSync(binPath))('at 80 columns in tmux, nothin
   it.each([
     ['stats', ['stats'], 'cost ~$2.54 estimated (17 runs)'],
     ['session', ['stats', '--by', 'session', '--breakdown'], '│ happy-cli/task_sdk   │ 2025-08-11 │'],
-    ['brief', ['replay', '--brief'], 'c736db82a7c5.jsonl #1'],
+    ['brief', ['replay', '--brief'], 'c736db82a7c5 #1'],
   ] as const)('%s', async (name, args, shows) => {
     const { drawn, joined } = await runInPane(name, args)
     expect(drawn.join('\n')).toContain(shows)
