@@ -3,8 +3,7 @@
  *
  * @module
  */
-import { Readable } from 'node:stream'
-import { createGunzip } from 'node:zlib'
+import { createInflateRaw, crc32 } from 'node:zlib'
 import { stableBytes } from '../io/reusedChunks.js'
 
 /** Whether bytes start with the gzip magic number (1f 8b). @since 0.3.0 */
@@ -13,19 +12,21 @@ export const isGzip = (b: Uint8Array): boolean => b.length >= 2 && b[0] === 0x1f
 const toBuffer = (c: Uint8Array | string): Buffer => (typeof c === 'string' ? Buffer.from(c) : Buffer.from(c.buffer, c.byteOffset, c.byteLength))
 
 /**
- * Turns a byte source into Buffers, gunzipping when it starts with the gzip magic bytes. A gzip stream that
- * ends early (a log cut while being written, or a live pipe stopped with Ctrl-C) yields what it held and
- * reports the cut to `onNote` instead of failing. Left before the source's end (`return()` on this generator),
- * it returns the source's iterator too, so a file the source holds open is closed (a `Readable` is destroyed).
- * Whether a log is gzip is decided here only, by its bytes, never by its name (`replay`, `stats`' look at a file's
- * first lines and a Claude Code session's subagent files all read through this).
+ * Turns a byte source into Buffers, gunzipping when it starts with the gzip magic bytes: every member of a
+ * concatenated gzip file (`gzip -c a >> log.gz`), with zero padding between and after them skipped. A gzip stream
+ * that ends early (a log cut while being written, or a live pipe stopped with Ctrl-C) yields what it held and
+ * reports the cut to `onNote` instead of failing; so do bytes after the gzip data that are no gzip member
+ * (`gzip -d` too reads the data and ignores them), data that fails its check, and damaged data (what came before
+ * the damage). Left before the source's end (`return()` on this generator), it returns the source's iterator too,
+ * so a file the source holds open is closed (a `Readable` is destroyed). Whether a log is gzip is decided here
+ * only, by its bytes, never by its name (`replay`, `stats`' look at a file's first lines and a Claude Code
+ * session's subagent files all read through this).
  * @since 0.3.0
  */
 export async function* decodedBytes(source: AsyncIterable<Uint8Array | string>, onNote: (message: string) => void): AsyncGenerator<Buffer> {
   const it = source[Symbol.asyncIterator]()
   // the source ended (or failed) by itself: nothing to close
   let ended = false
-  let feed: Readable | undefined
   try {
     // the magic number is two bytes: a pipe may deliver a first chunk of one
     let head: Buffer = Buffer.alloc(0)
@@ -50,26 +51,196 @@ export async function* decodedBytes(source: AsyncIterable<Uint8Array | string>, 
         yield toBuffer(n.value)
       }
     }
-    const gunzip = createGunzip()
-    const rest: AsyncIterable<Uint8Array | string> = { [Symbol.asyncIterator]: () => it }
-    feed = Readable.from(
-      // the stream reads ahead of the gunzip: chunks of a buffer read into again are copied
-      (async function* () {
-        yield stableBytes(head)
-        for await (const c of rest) yield stableBytes(toBuffer(c))
-      })(),
-    )
-    feed.on('error', (e) => gunzip.destroy(e))
-    feed.pipe(gunzip)
-    try {
-      for await (const c of gunzip) yield c as Buffer
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'Z_BUF_ERROR') throw e
-      onNote('the gzip stream ended before its end marker (cut off); read what it held')
-    }
+    yield* gunzipMembers(head, it, onNote, () => {
+      ended = true
+    })
   } finally {
-    // a gzip source is read ahead by `feed` (a read may be in flight): destroying it returns the source's iterator
-    if (feed !== undefined) feed.destroy()
-    else if (!ended) await it.return?.(undefined)
+    if (!ended) await it.return?.(undefined)
+  }
+}
+
+/** How far a gzip header may reach (bytes) before it counts as damaged: its name and comment are short text. */
+const MAX_HEADER_BYTES = 64 * 1024
+
+/**
+ * The length of the gzip member header at the start of `b` (RFC 1952 §2.3: the bytes before the deflate data),
+ * `0` when `b` does not hold all of it yet, `-1` when `b` starts with no gzip header (or a damaged one).
+ */
+const headerLength = (b: Buffer): number => {
+  // the magic, deflate (the only method), no reserved flag: each told as soon as its byte is there
+  const fixed = [0x1f, 0x8b, 8]
+  for (let i = 0; i < Math.min(b.length, 3); i++) if (b[i] !== fixed[i]) return -1
+  if (b.length > 3 && ((b[3] as number) & 0xe0) !== 0) return -1
+  if (b.length < 10) return 0
+  const flags = b[3] as number
+  let at = 10
+  if ((flags & 4) !== 0) {
+    if (b.length < at + 2) return 0
+    at += 2 + b.readUInt16LE(at)
+  }
+  for (const flag of [8, 16]) {
+    if ((flags & flag) === 0) continue
+    const zero = at < b.length ? b.indexOf(0, at) : -1
+    if (zero === -1) return b.length >= MAX_HEADER_BYTES ? -1 : 0
+    at = zero + 1
+  }
+  if ((flags & 2) !== 0) at += 2
+  return b.length < at ? (b.length >= MAX_HEADER_BYTES ? -1 : 0) : at
+}
+
+const CUT = 'the gzip stream ended before its end marker (cut off); read what it held'
+const DAMAGED = 'the gzip data is damaged; read what came before the damage'
+const FAILS_CHECK = 'the gzip data fails its check (its length or CRC-32 differs); read as it decompressed'
+const TRAILING = 'bytes after the gzip data are no gzip data (as gzip -d, the data was read and they were left out)'
+
+/**
+ * The members of a gzip stream, decompressed one by one with a raw inflater, whose end tells where the member's
+ * deflate data stops (Node's gunzip, on bytes after the last member that are no gzip, failed and dropped the
+ * output of the write that held them: up to 16 KiB of the log, read but never handed on). Each member's trailer
+ * is checked against what it decompressed to. `first` holds the stream's first bytes (the magic at least);
+ * `done` is told when `source` has ended by itself.
+ */
+async function* gunzipMembers(
+  first: Buffer,
+  source: AsyncIterator<Uint8Array | string>,
+  onNote: (message: string) => void,
+  done: () => void,
+): AsyncGenerator<Buffer> {
+  // compressed bytes read and not yet handed to a member's inflater; copied, since a source may read into its
+  // buffer again (src/io/reusedChunks.ts)
+  let pending: Buffer = stableBytes(first)
+  let eof = false
+  const more = async (): Promise<boolean> => {
+    if (eof) return false
+    const n = await source.next()
+    if (n.done) {
+      eof = true
+      done()
+      return false
+    }
+    const c = stableBytes(toBuffer(n.value))
+    pending = pending.length === 0 ? c : Buffer.concat([pending, c])
+    return true
+  }
+  for (let member = 0; ; member++) {
+    // zero padding between and after members is skipped (as gzip -d and Node's gunzip skip it)
+    for (;;) {
+      let z = 0
+      while (z < pending.length && pending[z] === 0) z++
+      pending = pending.subarray(z)
+      if (pending.length > 0 || !(await more())) break
+    }
+    if (pending.length === 0) return
+    let h = headerLength(pending)
+    while (h === 0 && (await more())) h = headerLength(pending)
+    if (h <= 0) {
+      onNote(h === 0 ? CUT : member === 0 ? DAMAGED : TRAILING)
+      return
+    }
+    const out = yield* inflateMember(pending.subarray(h), more, () => {
+      const p = pending
+      pending = Buffer.alloc(0)
+      return p
+    })
+    if (out.error !== undefined) {
+      onNote(out.error)
+      return
+    }
+    pending = out.rest
+    while (pending.length < 8 && (await more())) {}
+    if (pending.length < 8) {
+      onNote(CUT)
+      return
+    }
+    if (pending.readUInt32LE(0) !== out.crc || pending.readUInt32LE(4) !== out.size % 2 ** 32) onNote(FAILS_CHECK)
+    pending = pending.subarray(8)
+  }
+}
+
+/** What one member's deflate data gave: its CRC-32 and size, and the bytes read past its end; or why it stopped. */
+interface MemberEnd {
+  readonly crc: number
+  readonly size: number
+  readonly rest: Buffer
+  readonly error?: string
+}
+
+/**
+ * Inflates one member's deflate data, which starts at `start`; `more` reads on (into the pending bytes, taken with
+ * `take`). Yields the output as it comes; returns the bytes read past the data's end (its trailer, and what follows).
+ */
+async function* inflateMember(start: Buffer, more: () => Promise<boolean>, take: () => Buffer): AsyncGenerator<Buffer, MemberEnd> {
+  const inflate = createInflateRaw()
+  const output: Array<Buffer> = []
+  let ended = false
+  let failure: (Error & { code?: string }) | undefined
+  let wake: (() => void) | undefined
+  const waken = (): void => {
+    const w = wake
+    wake = undefined
+    w?.()
+  }
+  inflate.on('data', (c: Buffer) => {
+    output.push(c)
+    waken()
+  })
+  inflate.on('end', () => {
+    ended = true
+    waken()
+  })
+  inflate.on('error', (e) => {
+    failure = e
+    waken()
+  })
+  // the bytes handed to the inflater whose use is not known yet, from `fedAt` (counted from the data's start)
+  const fed: Array<Buffer> = []
+  let fedAt = 0
+  let writing = false
+  let finished = false
+  const write = (b: Buffer): void => {
+    fed.push(b)
+    writing = true
+    inflate.write(b, () => {
+      writing = false
+      waken()
+    })
+  }
+  take()
+  if (start.length > 0) write(start)
+  let crc = 0
+  let size = 0
+  try {
+    for (;;) {
+      const c = output.shift()
+      if (c !== undefined) {
+        crc = crc32(c, crc)
+        size += c.length
+        yield c
+        continue
+      }
+      if (failure !== undefined) {
+        const cut = failure.code === 'Z_BUF_ERROR'
+        return { crc, size, rest: Buffer.alloc(0), error: cut ? CUT : DAMAGED }
+      }
+      if (ended) break
+      if (!writing && !finished) {
+        // what the inflater used of the bytes fed so far is behind it: only the rest is kept
+        while (fed.length > 0 && fedAt + (fed[0] as Buffer).length <= inflate.bytesWritten) fedAt += (fed.shift() as Buffer).length
+        if (await more()) write(take())
+        else {
+          finished = true
+          inflate.end()
+        }
+        continue
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve
+      })
+    }
+    // the data ended: what was fed past the bytes the inflater used is the trailer and what follows it
+    const all = fed.length === 1 ? (fed[0] as Buffer) : Buffer.concat(fed)
+    return { crc, size, rest: all.subarray(inflate.bytesWritten - fedAt) }
+  } finally {
+    inflate.destroy()
   }
 }

@@ -58,6 +58,16 @@ describe('stats: a file read once, gzip told by its bytes', () => {
     expect(Object.keys((await report(join(d, 'gzip.jsonl'))).groups)).toStrictEqual(['/tmp/repo'])
   })
 
+  it('a gzip log with bytes after its data that are no gzip: every run, and a note (it was skipped as unreadable)', async () => {
+    const file = join(dir(), 'tail.jsonl.gz')
+    writeFileSync(file, Buffer.concat([gzipSync(readFileSync(fx('claude-code-transcript/full-session-two.jsonl'))), Buffer.from('trailing garbage')]))
+    const r = await runCli(['stats', '--json', '--no-cache', file])
+    expect(r.code).toBe(0)
+    const s = JSON.parse(r.stdout) as { runs: number; filesSkipped: number; notes: Array<{ message: string }> }
+    expect([s.runs, s.filesSkipped]).toStrictEqual([4, 0])
+    expect(s.notes.map((n) => n.message)).toStrictEqual(['bytes after the gzip data are no gzip data (as gzip -d, the data was read and they were left out)'])
+  })
+
   it("a session's subagent file in gzip without a .gz name is read as gzip", async () => {
     const d = dir()
     const home = fx('homes/basic/.claude/projects/-path-to-Demo')
