@@ -34,7 +34,8 @@ const readPrices = async (command: string, file: string, io: CliIO): Promise<Pri
   }
   let json: unknown
   try {
-    json = JSON.parse(text)
+    // a byte order mark before the JSON (an editor's) is no error, as in a log
+    json = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
   } catch {
     io.stderr.write(`run-outcome ${command}: the price table ${forTerminal(file)} is not valid JSON\n`)
     return undefined

@@ -25,9 +25,14 @@ export const PriceTable = t.record(t.string, ModelPrice)
 /** @since 0.1.0 */
 export type PriceTable = t.TypeOf<typeof PriceTable>
 
+/** The fields of a model's price: a key outside them is a mistake (a typo would otherwise price as if it were absent). */
+const PRICE_FIELDS: ReadonlyArray<string> = ['input', 'output', 'cachedInput', 'cacheWrite']
+
 /**
  * Validates a parsed price table (e.g. the JSON of `--prices FILE`).
- * **Fails with** a message naming the first bad model entry (no input values echoed).
+ * **Fails with** a message naming the first bad model entry (no input values echoed): a field missing or not a
+ * number, a number that is not finite and non-negative, or a field it does not know (`cached_input` for
+ * `cachedInput`: ignored, it would leave cache reads priced at `input` without a word).
  * @since 0.1.0
  * @category Prices
  */
@@ -35,6 +40,9 @@ export const decodePriceTable = (u: unknown): E.Either<string, PriceTable> => {
   const r = PriceTable.decode(u)
   if (E.isRight(r)) {
     for (const [model, p] of Object.entries(r.right)) {
+      const unknown = Object.keys(p).find((k) => !PRICE_FIELDS.includes(k))
+      if (unknown !== undefined)
+        return E.left(`the price of "${safeName(model)}" has a field "${safeName(unknown)}" it does not know (its fields: ${PRICE_FIELDS.join(', ')})`)
       const values = [p.input, p.output, p.cachedInput ?? 0, p.cacheWrite ?? 0]
       if (values.some((x) => !Number.isFinite(x) || x < 0)) return E.left(`the price of "${safeName(model)}" must be finite, non-negative numbers`)
     }
@@ -46,7 +54,7 @@ export const decodePriceTable = (u: unknown): E.Either<string, PriceTable> => {
   for (const [model, p] of Object.entries(u as Record<string, unknown>)) {
     const name = `"${safeName(model)}"`
     if (typeof p !== 'object' || p === null || Array.isArray(p)) return E.left(`the price of ${name} must be an object: ${example}`)
-    for (const field of ['input', 'output', 'cachedInput', 'cacheWrite']) {
+    for (const field of PRICE_FIELDS) {
       const v = (p as Record<string, unknown>)[field]
       const required = field === 'input' || field === 'output'
       if ((v === undefined && required) || (v !== undefined && typeof v !== 'number'))

@@ -86,6 +86,21 @@ describe('the result block', () => {
     const r = await runCli(['replay', fx('codex-exec-json/stream-output-2.jsonl')])
     expect(r.stdout).toContain('  cost         unknown (the log names no model to price)\n')
   })
+  it('a price table may start with a byte order mark; a field it does not know is a usage error naming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ro-prices-'))
+    const bom = join(dir, 'bom.json')
+    writeFileSync(bom, `\ufeff${JSON.stringify({ 'claude-opus-5': { input: 1_000_000, output: 0, cachedInput: 0, cacheWrite: 0 } })}`)
+    const r = await runCli(['replay', '--json', '--prices', bom, fx('claude-code-transcript/small.jsonl')])
+    const first = JSON.parse(r.stdout.split('\n')[0] as string)
+    // $1 per uncached input token, from the table
+    expect(first.usage.byModel['claude-opus-5'].inputTokens).toBe(10)
+    expect(first.cost).toMatchObject({ totalUsd: 10, estimated: true, priceData: { file: bom } })
+    const typo = join(dir, 'typo.json')
+    writeFileSync(typo, JSON.stringify({ 'gpt-5': { input: 1.25, cached_input: 0.125, output: 10 } }))
+    const t = await runCli(['stats', '--prices', typo, fx('codex-rollout/small.jsonl')])
+    expect(t.code).toBe(2)
+    expect(t.stderr).toContain('the price of "gpt-5" has a field "cached_input" it does not know (its fields: input, output, cachedInput, cacheWrite)')
+  })
   it.each(['*', 'unk*'])('a price pattern %s does not price the usage of a log that names no model', async (pattern) => {
     const prices = join(mkdtempSync(join(tmpdir(), 'ro-prices-')), 'prices.json')
     writeFileSync(prices, JSON.stringify({ [pattern]: { input: 1, output: 2 } }))

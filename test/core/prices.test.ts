@@ -57,4 +57,13 @@ describe('price table estimates', () => {
     expect(E.isLeft(decodePriceTable({ m: { input: -1, output: 1 } }))).toBe(true)
     expect(E.isLeft(decodePriceTable([1, 2]))).toBe(true)
   })
+  // a hostile-input trial: `cached_input` for `cachedInput` was ignored, and cache reads priced at `input` unsaid
+  it('rejects a field it does not know, naming it and the fields it knows', () => {
+    expect(decodePriceTable({ 'gpt-5': { input: 1.25, cached_input: 0.125, output: 10 } })).toStrictEqual(
+      E.left('the price of "gpt-5" has a field "cached_input" it does not know (its fields: input, output, cachedInput, cacheWrite)'),
+    )
+    expect(decodePriceTable({ 'gpt-5': { input: 1.25, cachedInput: 0.125, cacheWrite: 1, output: 10 } })).toStrictEqual(
+      E.right({ 'gpt-5': { input: 1.25, cachedInput: 0.125, cacheWrite: 1, output: 10 } }),
+    )
+  })
 })
