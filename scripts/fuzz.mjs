@@ -16,11 +16,15 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const seconds = Number(process.argv[2] ?? process.env.FUZZ_SECONDS ?? 30)
+const secondsText = process.argv[2] ?? process.env.FUZZ_SECONDS ?? '30'
+// a plain decimal only (`Number` would take `0x2`, ` 2 ` and `1e3` too)
+const seconds = /^\d+(?:\.\d+)?$/.test(secondsText) ? Number(secondsText) : Number.NaN
 const seed = process.argv[3] ?? String(Date.now() % 1e9)
 // a time the driver could not reach (NaN, Infinity) would fuzz forever
-if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400 || !/^\d{1,18}$/.test(seed)) {
-  process.stderr.write('usage: npm run fuzz [-- SECONDS [SEED]]   (SECONDS: more than 0, at most 86400; SEED: a whole number)\n')
+if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400 || !/^\d{1,18}$/.test(seed) || process.argv.length > 4) {
+  process.stderr.write(
+    'usage: npm run fuzz [-- SECONDS [SEED]]   (SECONDS: a decimal number more than 0, at most 86400; SEED: a whole number of at most 18 digits)\n',
+  )
   process.exit(2)
 }
 const work = mkdtempSync(join(tmpdir(), 'run-outcome-fuzz-'))
