@@ -92,6 +92,8 @@ interface Options {
    * another (`~/.claude/projects` and `~/.config/claude/projects`, or two folders given) counts once (K15).
    */
   readonly records: SeenRecords
+  /** With no input given, the usual places read, shown with `~` for the home folder (as `stats` shows them). */
+  readonly usual?: { readonly home: string; readonly inputs: ReadonlySet<string> }
 }
 
 /** An input path as messages show it (one line, controls visible). */
@@ -153,7 +155,7 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
   if (settings === undefined) return EXIT.usage
   const estimate = estimatorOf(settings)
   const width = outputWidth(io.stdout, io.env)
-  const options: Options = {
+  let options: Options = {
     format,
     json: v.json ?? false,
     brief: v.brief === true,
@@ -169,6 +171,8 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
     records: new SeenRecords(),
   }
   let inputs = parsed.positionals.length > 0 ? parsed.positionals : ['-']
+  // the usual places that are not there (said when those that are hold no log)
+  let absent: Array<string> = []
   if (inputs.includes('-') && (io.stdin.isTTY === true || io.stdinPiped === false) && parsed.positionals.length === 0) {
     // nothing piped in (a terminal, or /dev/null from cron or CI): the usual places, as stats reads them
     const all = await findLogHomes(io.env)
@@ -183,10 +187,17 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
     }
     inputs = homes.flatMap((h) => h.folders)
     io.stderr.write(`run-outcome replay: no input given; reading the usual places:\n${homes.map((h) => `  ${forTerminal(tilde(h.path, home))}\n`).join('')}`)
+    options = { ...options, usual: { home, inputs: new Set(inputs) } }
+    absent = all.filter((h) => h.folders.length === 0).map((h) => forTerminal(tilde(h.path, home)))
   }
   let code: number = EXIT.ok
   for (const input of inputs) code = worst(code, await replayInput(input, options, io))
   flushMoreSkipped(io, options)
+  // the usual places held no log: what was not there, and what to do (as stats says it)
+  if (options.usual !== undefined && options.tally.runs === 0)
+    io.stderr.write(
+      `${absent.length > 0 ? `(not there: ${absent.join(', ')})\n` : ''}Give a log file or directory, or pipe a log into standard input (see 'run-outcome replay --help').\n`,
+    )
   // --only that matched nothing says so: an empty output alone reads like nothing was read
   if (options.only.length > 0 && options.tally.runs > 0 && options.tally.printed === 0)
     io.stderr.write(`run-outcome replay: none of the ${options.tally.runs} run(s) read ended ${options.only.join(' or ')} (--only)\n`)
@@ -225,7 +236,8 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
   // every file was read already through an earlier input (`d ./d`): nothing new, and nothing wrong
   if (files.length === 0 && again > 0) return EXIT.ok
   if (files.length === 0) {
-    io.stderr.write(`run-outcome replay: no log files under ${display(input)} (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)\n`)
+    const shown = options.usual?.inputs.has(input) === true ? forTerminal(tilde(input, options.usual.home)) : display(input)
+    io.stderr.write(`run-outcome replay: no log files under ${shown} (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)\n`)
     return EXIT.usage
   }
   let code: number = EXIT.ok

@@ -4,7 +4,9 @@
  * exit 1). A pipe, even an empty one, is still read as the input.
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, openSync, closeSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.js'
@@ -65,5 +67,35 @@ describe.skipIf(!existsSync(bin))('replay with /dev/null on standard input', () 
     const empty = await run(undefined)
     expect([empty.code, empty.runs]).toStrictEqual([1, 1])
     expect(empty.stderr).not.toContain('usual places')
+  })
+  // a fresh-user walkthrough: an empty ~/.claude/projects gave only `no log files under /root/.claude/projects`,
+  // where stats says what was not there and what to do
+  it('usual places that hold no log: named with ~, the places not there, and what to give instead', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'ro-replay-home-'))
+    mkdirSync(join(empty, '.claude', 'projects'), { recursive: true })
+    let err = ''
+    const code = await main(['replay'], {
+      stdin: (async function* () {})(),
+      stdinPiped: false,
+      stdout: { write: () => true },
+      stderr: {
+        write: (s: string) => {
+          err += s
+          return true
+        },
+      },
+      env: { HOME: empty, NO_COLOR: '1' },
+    })
+    expect(code).toBe(2)
+    expect(err).toBe(
+      [
+        'run-outcome replay: no input given; reading the usual places:',
+        '  ~/.claude/projects',
+        'run-outcome replay: no log files under ~/.claude/projects (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)',
+        '(not there: ~/.config/claude/projects, ~/.codex/sessions, ~/.codex/archived_sessions, ~/.gemini/tmp)',
+        "Give a log file or directory, or pipe a log into standard input (see 'run-outcome replay --help').",
+        '',
+      ].join('\n'),
+    )
   })
 })
