@@ -252,7 +252,7 @@ const groupTable = (by: GroupBy, rows: ReadonlyArray<Row>, total: GroupTotals, s
 const topTable = (title: string, refs: ReadonlyArray<RunRef>, style: Style, home: string, width: number | undefined): string => {
   if (refs.length === 0) return ''
   const cols: Array<Column> = [
-    { head: title, align: 'left', shrink: 'middle', min: 16 },
+    { head: title, align: 'left', shrink: 'label', min: 16 },
     { head: 'ending', align: 'left', shrink: 'end', min: 10, weight: 3 },
     { head: 'duration', align: 'right' },
     { head: 'cost', align: 'right' },

@@ -6,7 +6,7 @@
 import type { RunEnding } from '../core/RunEnding.js'
 import { NO_MODEL, type RunResult } from '../core/RunResult.js'
 import { forTerminal } from './sanitize.js'
-import { cut, textWidth, wrapParts } from './stats/table.js'
+import { cut, textWidth, withoutLogExtension, wrapParts } from './stats/table.js'
 import { makeStyle, type Style } from './style.js'
 
 /** Thousands-separated integer. @since 0.1.0 */
@@ -213,9 +213,6 @@ export const formatRun = (r: RunResult, label: string, style: Style = makeStyle(
 /** The uncoloured summary (kept for callers that want plain text). @since 0.1.0 */
 export const plainSummary = (r: RunResult, label: string): string => formatRun(r, label)
 
-/** A log file's extension before a label's run number (`.jsonl #2`): what a label too long for its room drops first. */
-const LOG_EXTENSION = /\.(?:jsonl|ndjson|json|log|txt)(?:\.gz)?(?= #\d+$)/i
-
 /**
  * A `--brief` label (`PATH #n`) too long for `room` columns: the file's name with as many of its folders as fit,
  * whole, after `…/`; else the name alone; else the name without its extension (`claude-error #1`: cut from its
@@ -233,7 +230,7 @@ const labelWithin = (text: string, room: number): string => {
   }
   if (best !== undefined) return best
   if (textWidth(base) <= room) return base
-  const bare = base.replace(LOG_EXTENSION, '')
+  const bare = withoutLogExtension(base)
   return textWidth(bare) <= room ? bare : cut(bare, room, 'start')
 }
 

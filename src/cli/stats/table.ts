@@ -14,8 +14,11 @@ export type Cell = string | { readonly text: string; readonly paint: (s: string)
 export interface Column {
   readonly head: string
   readonly align: 'left' | 'right'
-  /** How the column's text is cut when the table is too wide (not at all by default). */
-  readonly shrink?: 'middle' | 'end'
+  /**
+   * How the column's text is cut when the table is too wide (not at all by default): `label`, a run's label
+   * (`folder/file.jsonl #2`), drops its file's extension first, then is cut in the middle ({@link cutLabel}).
+   */
+  readonly shrink?: 'middle' | 'end' | 'label'
   /** The narrowest it may get (default 8). */
   readonly min?: number
   /** How readily it gives way when the table is too wide, relative to the others (default 1). */
@@ -102,6 +105,21 @@ export const cut = (s: string, width: number, how: 'middle' | 'end' | 'start' = 
   return `${head(s, width - 1 - right)}…${tail(s, right)}`
 }
 
+/** A log file's extension before a label's run number (`.jsonl #2`, `.json.gz #1`). */
+const LOG_EXTENSION = /\.(?:jsonl|ndjson|json|log|txt)(?:\.gz)?(?= #\d+$)/i
+
+/** A run's label (`… #n`) without its file's extension: what a label too long for its room gives up first. @since 0.3.0 */
+export const withoutLogExtension = (label: string): string => label.replace(LOG_EXTENSION, '')
+
+/**
+ * A run's label cut to `width`: whole when it fits; else without its file's extension (`.jsonl #1` is alike in every
+ * label, and cut into it told two files apart by nothing); else that cut in the middle. @since 0.3.0
+ */
+export const cutLabel = (s: string, width: number): string => {
+  if (textWidth(s) <= width) return s
+  return cut(withoutLogExtension(s), width, 'middle')
+}
+
 const textOf = (c: Cell): string => (typeof c === 'string' ? c : c.text)
 
 const pad = (s: string, width: number, align: 'left' | 'right'): string => {
@@ -168,7 +186,7 @@ const draw = (columns: ReadonlyArray<Column>, rows: ReadonlyArray<ReadonlyArray<
   const cell = (c: Cell, i: number): string => {
     const col = columns[i] as Column
     const w = widths[i] as number
-    const text = col.shrink !== undefined ? cut(textOf(c), w, col.shrink) : textOf(c)
+    const text = col.shrink === 'label' ? cutLabel(textOf(c), w) : col.shrink !== undefined ? cut(textOf(c), w, col.shrink) : textOf(c)
     const padded = pad(text, w, col.align)
     if (typeof c === 'string') return padded
     // style the text only, not the padding (so a coloured cell is no wider than a plain one)
