@@ -167,7 +167,8 @@ export const formatRun = (r: RunResult, label: string, style: Style = makeStyle(
   // the source's own terminal word, as written (it can say "success" next to an error flag: SPEC §2 rule 4)
   if (r.finishReason !== null) {
     const said = recordedAs(r.ending, r.finishReason)
-    rows.push(['recorded as', (room) => style.dim(cut(said, room, 'end'))])
+    // why a word is not believed is the point of the line: it wraps under itself rather than being cut
+    rows.push(['recorded as', (room) => style.dim(wrapParts(said.split(' '), room, '', ' '))])
   }
   if (r.response !== null && r.response !== '') {
     const response = r.response

@@ -59,6 +59,14 @@ describe('the result block', () => {
     expect((await runCli(['replay', fx('claude-code-stream-json/claude.jsonl')])).stdout).toContain('  recorded as  success\n')
   })
 
+  // a fresh-user walkthrough at 80 columns read `…records an error (provider…`: the reason, cut off
+  it('on a narrow terminal the reason wraps under itself, never cut', async () => {
+    const at = async (columns: number): Promise<string> =>
+      (await runCli(['replay', fx('claude-code-stream-json/claude-error.jsonl')], '', {}, { stdout: { isTTY: true, columns } })).stdout
+    expect(await at(80)).toContain('  recorded as  “success”, not believed: the log also records an error\n               (provider_error)\n')
+    expect(await at(60)).toContain('  recorded as  “success”, not believed: the log also records\n               an error (provider_error)\n')
+  })
+
   it('an estimate is marked ~ in the block; --json carries cost.estimated and the price data; --no-estimate leaves it unknown', async () => {
     const r = await runCli(['replay', rollout])
     expect(r.stdout).toMatch(/\n {2}cost +~\$0\.0763 \(estimated\)\n/)
