@@ -202,19 +202,28 @@ const draw = (columns: ReadonlyArray<Column>, rows: ReadonlyArray<ReadonlyArray<
 
 /**
  * Joins parts with `sep`, breaking the line between parts so none is wider than `width` display columns
- * (continuations start with `indent`; a single part wider than that is cut with `…`). Without a width, one line.
+ * (continuations start with `indent`). A part too wide for a line of its own is broken at its spaces; only a word
+ * wider than a line is cut with `…`. Without a width, one line.
  * @since 0.3.0
  */
 export const wrapParts = (parts: ReadonlyArray<string>, width: number | undefined, indent = '', sep = ' · '): string => {
   if (width === undefined) return parts.join(sep)
   const lines: Array<string> = []
   let cur = ''
-  for (const p of parts) {
-    const next = cur === '' ? p : `${cur}${sep}${p}`
+  const add = (p: string, glue: string): void => {
+    const next = cur === '' ? p : `${cur}${glue}${p}`
     if (cur !== '' && textWidth(next) > width) {
       lines.push(cur)
       cur = `${indent}${p}`
     } else cur = next
+  }
+  for (const p of parts) {
+    // a part no line holds whole: its words, as parts of their own joined by spaces
+    if (textWidth(`${indent}${p}`) > width && p.includes(' ')) {
+      const words = p.split(' ')
+      add(words[0] as string, sep)
+      for (const w of words.slice(1)) add(w, ' ')
+    } else add(p, sep)
   }
   if (cur !== '') lines.push(cur)
   return lines.map((l) => (textWidth(l) > width ? cut(l, width) : l)).join('\n')
