@@ -717,8 +717,10 @@ const headline = (agg: StatsAggregate, estimate: EstimateSettings, style: Style,
   const lines = [wrapParts(first, width), wrapParts(costLine === '' ? unknownPart : [costLine, ...unknownPart], width, '  ')]
   if (agg.unknownCost.size > 0) {
     const byModel = [...agg.unknownCost.entries()].sort(([, a], [, b]) => b - a)
+    // six named, then a count of the rest; a seventh is named too (`1 more model` would take its place for nothing)
+    const named = byModel.length === 7 ? 7 : 6
     const shown = byModel
-      .slice(0, 6)
+      .slice(0, named)
       .map(([m, n]) =>
         m === NO_USAGE
           ? `${num(n)} recorded no usage`
@@ -726,7 +728,7 @@ const headline = (agg: StatsAggregate, estimate: EstimateSettings, style: Style,
             ? `${num(n)} named no model`
             : `${num(n)} used ${forTerminal(m)}${estimate.enabled ? ' (no price)' : ''}`,
       )
-    if (byModel.length > 6) shown.push(byModel.length === 7 ? '1 more model' : `${byModel.length - 6} more models`)
+    if (byModel.length > named) shown.push(`${byModel.length - named} more models`)
     lines.push(style.dim(wrapParts([`unknown cost: ${shown[0] as string}`, ...shown.slice(1)], width, '  ')))
   }
   const o = agg.bounds
