@@ -34,7 +34,7 @@ import { fileLabel, type UnitFile, unitsOf } from './stats/units.js'
 import { type Cell, type Column, renderTable, tableWidths, textWidth, wrapParts } from './stats/table.js'
 import { checkTimeZone, localTime, machineTimeZone, parseBound, rangeIsEmpty, type TimeBound } from './stats/time.js'
 import { colorEnabled, makeStyle, type Style } from './style.js'
-import { durationText, num, oneLine, shortNumber, usdText } from './summary.js'
+import { durationText, num, oneLine, shortDuration, shortNumber, usdText } from './summary.js'
 import { fitHelp, helpWidth } from './helpText.js'
 
 /** Help text of `stats`. @since 0.1.0 */
@@ -261,7 +261,8 @@ const topTable = (title: string, refs: ReadonlyArray<RunRef>, style: Style, home
     (r): Array<Cell> => [
       `${runName(r.file, r.project, home)} #${r.index}`,
       { text: oneLine(r.detail, 40), paint: (t) => style.ending(r.kind, t) },
-      durationText(r.durationMs),
+      // under 80 columns the short form (`31m 05s`), so the run's label keeps the room
+      width !== undefined && width < 80 ? shortDuration(r.durationMs) : durationText(r.durationMs),
       r.costUsd === null ? '—' : `${r.estimated ? '~' : ''}${usdText(r.costUsd)}`,
     ],
   )

@@ -235,8 +235,8 @@ const labelWithin = (text: string, room: number): string => {
   return textWidth(bare) <= room ? bare : cut(bare, room, 'start')
 }
 
-/** A duration in at most 7 columns (`16.8 s`, `6m 15s`, `2h 05m`, `—`): a narrow `--brief` line's. */
-const shortDuration = (ms: number | null): string => {
+/** A duration in at most 7 columns (`16.8 s`, `6m 15s`, `2h 05m`, `—`): a narrow `--brief` line's or table's. @since 0.3.0 */
+export const shortDuration = (ms: number | null): string => {
   if (ms === null || !Number.isFinite(ms) || ms < 60_000) return durationText(ms)
   const s = Math.round(ms / 1000)
   const m = Math.floor(s / 60)

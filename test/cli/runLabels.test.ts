@@ -3,9 +3,13 @@
  * then the middle (a fresh-user walkthrough at 60 columns saw `agent-wo….jsonl #2` and `agent-wo….jsonl #1` for
  * two different files, `example-….jsonl #1` twice: cut in the middle, a label kept only what every label shares).
  */
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { cutLabel, renderTable, withoutLogExtension } from '../../src/cli/stats/table.js'
+import { cutLabel, renderTable, textWidth, withoutLogExtension } from '../../src/cli/stats/table.js'
 import { makeStyle } from '../../src/cli/style.js'
+import { runCli } from '../support/cli.js'
+
+const home = fileURLToPath(new URL('../fixtures/homes/basic', import.meta.url))
 
 describe('run labels cut to a width', () => {
   it('whole when it fits; else without the extension; else that cut in the middle', () => {
@@ -37,5 +41,16 @@ describe('run labels cut to a width', () => {
       { style: makeStyle(false), maxWidth: 36 },
     )
     expect(t?.split('\n').slice(2, 4)).toStrictEqual(['│ agent-workfl…ssion-one #1 │   $1 │', '│ agent-workfl…ssion-two #1 │   $2 │'])
+  })
+
+  it('under 80 columns the top tables give durations in their short form, so the labels keep the room', async () => {
+    const at = async (columns: number): Promise<Array<string>> => {
+      const r = await runCli(['stats', '--no-cache'], '', { HOME: home }, { stdinPiped: false, stdout: { isTTY: true, columns } })
+      const lines = r.stdout.split('\n')
+      expect(lines.every((l) => textWidth(l) <= columns)).toBe(true)
+      return lines.slice(lines.findIndex((l) => l.includes('slowest runs')) + 1).slice(0, 1)
+    }
+    expect(await at(60)).toStrictEqual(['│ agent-wor…ion-two #2 │ stopped by… │  31m 05s │ ~$0.1282 │'])
+    expect((await at(100))[0]).toContain('│ 31 min 5 s │')
   })
 })
