@@ -17,7 +17,8 @@ const toBuffer = (c: Uint8Array | string): Buffer => (typeof c === 'string' ? Bu
  * that ends early (a log cut while being written, or a live pipe stopped with Ctrl-C) yields what it held and
  * reports the cut to `onNote` instead of failing; so do bytes after the gzip data that are no gzip member
  * (`gzip -d` too reads the data and ignores them), data that fails its check, and damaged data (what came before
- * the damage). Left before the source's end (`return()` on this generator), it returns the source's iterator too,
+ * the damage, but for up to 16 KiB decompressed just before it: Node's zlib drops the output of the step that meets
+ * the damage, and where its steps fall depends on how the bytes arrive). Left before the source's end (`return()` on this generator), it returns the source's iterator too,
  * so a file the source holds open is closed (a `Readable` is destroyed). Whether a log is gzip is decided here
  * only, by its bytes, never by its name (`replay`, `stats`' look at a file's first lines and a Claude Code
  * session's subagent files all read through this).
@@ -59,12 +60,16 @@ export async function* decodedBytes(source: AsyncIterable<Uint8Array | string>, 
   }
 }
 
-/** How far a gzip header may reach (bytes) before it counts as damaged: its name and comment are short text. */
-const MAX_HEADER_BYTES = 64 * 1024
+/**
+ * The longest gzip member header read (bytes: 1 MiB): a longer one (its extra field, name or comment reaching past
+ * it) counts as damaged. Decided by the header's bytes alone, never by how many of them a read brought.
+ */
+const MAX_HEADER_BYTES = 1024 * 1024
 
 /**
  * The length of the gzip member header at the start of `b` (RFC 1952 §2.3: the bytes before the deflate data),
- * `0` when `b` does not hold all of it yet, `-1` when `b` starts with no gzip header (or a damaged one).
+ * `0` when `b` does not hold all of it yet, `-1` when `b` starts with no gzip header, a damaged one, or one longer
+ * than {@link MAX_HEADER_BYTES} (the same answer whatever part of the stream `b` holds beyond the header).
  */
 const headerLength = (b: Buffer): number => {
   // the magic, deflate (the only method), no reserved flag: each told as soon as its byte is there
@@ -80,12 +85,14 @@ const headerLength = (b: Buffer): number => {
   }
   for (const flag of [8, 16]) {
     if ((flags & flag) === 0) continue
-    const zero = at < b.length ? b.indexOf(0, at) : -1
+    // the name or comment ends at a zero byte, looked for only within the longest header
+    const zero = at < b.length ? b.subarray(0, MAX_HEADER_BYTES).indexOf(0, at) : -1
     if (zero === -1) return b.length >= MAX_HEADER_BYTES ? -1 : 0
     at = zero + 1
   }
   if ((flags & 2) !== 0) at += 2
-  return b.length < at ? (b.length >= MAX_HEADER_BYTES ? -1 : 0) : at
+  if (at > MAX_HEADER_BYTES) return -1
+  return b.length < at ? 0 : at
 }
 
 const CUT = 'the gzip stream ended before its end marker (cut off); read what it held'
@@ -106,10 +113,20 @@ async function* gunzipMembers(
   onNote: (message: string) => void,
   done: () => void,
 ): AsyncGenerator<Buffer> {
-  // compressed bytes read and not yet handed to a member's inflater; copied, since a source may read into its
-  // buffer again (src/io/reusedChunks.ts)
-  let pending: Buffer = stableBytes(first)
+  // compressed bytes read and not yet handed to a member's inflater, joined into one Buffer only when looked at
+  // (`flat`), so that a header read a byte at a time is not copied again with every byte; copied, since a source
+  // may read into its buffer again (src/io/reusedChunks.ts)
+  let parts: Array<Buffer> = [stableBytes(first)]
+  let held = first.length
   let eof = false
+  const flat = (): Buffer => {
+    if (parts.length !== 1) parts = [parts.length === 0 ? Buffer.alloc(0) : Buffer.concat(parts)]
+    return parts[0] as Buffer
+  }
+  const keep = (b: Buffer): void => {
+    parts = [b]
+    held = b.length
+  }
   const more = async (): Promise<boolean> => {
     if (eof) return false
     const n = await source.next()
@@ -119,41 +136,52 @@ async function* gunzipMembers(
       return false
     }
     const c = stableBytes(toBuffer(n.value))
-    pending = pending.length === 0 ? c : Buffer.concat([pending, c])
+    parts.push(c)
+    held += c.length
     return true
+  }
+  // reads on until twice as many bytes are held (at least one more read): a header looked at after each read
+  // would be scanned again from its start every time
+  const moreForHeader = async (): Promise<boolean> => {
+    const want = Math.max(held * 2, held + 1)
+    let got = false
+    while (held < want && (await more())) got = true
+    return got
   }
   for (let member = 0; ; member++) {
     // zero padding between and after members is skipped (as gzip -d and Node's gunzip skip it)
     for (;;) {
+      const b = flat()
       let z = 0
-      while (z < pending.length && pending[z] === 0) z++
-      pending = pending.subarray(z)
-      if (pending.length > 0 || !(await more())) break
+      while (z < b.length && b[z] === 0) z++
+      keep(b.subarray(z))
+      if (held > 0 || !(await more())) break
     }
-    if (pending.length === 0) return
-    let h = headerLength(pending)
-    while (h === 0 && (await more())) h = headerLength(pending)
+    if (held === 0) return
+    let h = headerLength(flat())
+    while (h === 0 && (await moreForHeader())) h = headerLength(flat())
     if (h <= 0) {
       onNote(h === 0 ? CUT : member === 0 ? DAMAGED : TRAILING)
       return
     }
-    const out = yield* inflateMember(pending.subarray(h), more, () => {
-      const p = pending
-      pending = Buffer.alloc(0)
+    const out = yield* inflateMember(flat().subarray(h), more, () => {
+      const p = flat()
+      keep(Buffer.alloc(0))
       return p
     })
     if (out.error !== undefined) {
       onNote(out.error)
       return
     }
-    pending = out.rest
-    while (pending.length < 8 && (await more())) {}
-    if (pending.length < 8) {
+    keep(out.rest)
+    while (held < 8 && (await more())) {}
+    const trailer = flat()
+    if (trailer.length < 8) {
       onNote(CUT)
       return
     }
-    if (pending.readUInt32LE(0) !== out.crc || pending.readUInt32LE(4) !== out.size % 2 ** 32) onNote(FAILS_CHECK)
-    pending = pending.subarray(8)
+    if (trailer.readUInt32LE(0) !== out.crc || trailer.readUInt32LE(4) !== out.size % 2 ** 32) onNote(FAILS_CHECK)
+    keep(trailer.subarray(8))
   }
 }
 

@@ -103,6 +103,33 @@ describe('decodedBytes', () => {
     expect(notes).toStrictEqual([DAMAGED])
   })
 
+  // a second trial: a header past 64 KiB was read when it came in one piece, and called damaged when it came in
+  // smaller ones (the cap looked at the bytes held, not at the header)
+  it('a long header is read, or refused, by its own length, whatever the chunks it comes in', async () => {
+    const member = (fextra: number, name: number, data: Buffer): Buffer => {
+      const trailer = Buffer.alloc(8)
+      trailer.writeUInt32LE(crc32(data), 0)
+      trailer.writeUInt32LE(data.length, 4)
+      const xlen = Buffer.alloc(2)
+      xlen.writeUInt16LE(fextra, 0)
+      return Buffer.concat([
+        Buffer.from([0x1f, 0x8b, 8, 4 | 8, 0, 0, 0, 0, 0, 3]),
+        xlen,
+        Buffer.alloc(fextra, 7),
+        Buffer.alloc(name, 0x61),
+        Buffer.from([0]),
+        deflateRawSync(data),
+        trailer,
+      ])
+    }
+    const long = Buffer.concat([member(65535, 300_000, text), member(0, 5, other)])
+    const tooLong = member(65535, 1024 * 1024, other)
+    for (const sizes of [[long.length], [65536], [4096], [7]]) {
+      expect(await decode(long, sizes)).toStrictEqual({ out: str(Buffer.concat([text, other])), notes: [] })
+      expect(await decode(tooLong, sizes)).toStrictEqual({ out: '', notes: [DAMAGED] })
+    }
+  })
+
   it('the same bytes whatever the chunks a source delivers them in', async () => {
     const gz = Buffer.concat([gzipSync(text), gzipSync(other), Buffer.from('tail')])
     await fc.assert(
