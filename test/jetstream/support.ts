@@ -405,7 +405,8 @@ export const publishAll = async (nc: NatsConnection, items: ReadonlyArray<{ subj
 export const readBucket = async (nc: NatsConnection, bucket: string): Promise<Map<string, unknown>> => {
   const { jetstream } = await import('@nats-io/jetstream')
   const { Kvm } = await import('@nats-io/kv')
-  const kv = await new Kvm(jetstream(nc)).open(bucket)
+  // a cluster that lost a node answers slower: a longer request timeout than the default 5 s
+  const kv = await new Kvm(jetstream(nc, { timeout: 20_000 })).open(bucket)
   const keys: Array<string> = []
   for await (const k of await kv.keys()) keys.push(k)
   const out = new Map<string, unknown>()
