@@ -25,6 +25,7 @@ import { estimateSettings, SKIPPED_NAMED } from './estimates.js'
 import { colorEnabled, makeStyle } from './style.js'
 import { briefLine, formatRun, oneLine } from './summary.js'
 import { fitHelp, helpWidth } from './helpText.js'
+import { notThereLine } from './usualPlaces.js'
 
 /** Help text of `replay`. @since 0.1.0 */
 export const replayHelp = (): string => `Usage: run-outcome replay [FILE|DIR|-]... [options]
@@ -92,8 +93,11 @@ interface Options {
    * another (`~/.claude/projects` and `~/.config/claude/projects`, or two folders given) counts once (K15).
    */
   readonly records: SeenRecords
-  /** With no input given, the usual places read, shown with `~` for the home folder (as `stats` shows them). */
-  readonly usual?: { readonly home: string; readonly inputs: ReadonlySet<string> }
+  /**
+   * With no input given: the usual places read, shown with `~` for the home folder (as `stats` shows them), and
+   * what to say of those not there if these hold no log.
+   */
+  readonly usual?: { readonly home: string; readonly inputs: ReadonlySet<string>; readonly notThere: string }
 }
 
 /** An input path as messages show it (one line, controls visible). */
@@ -171,8 +175,6 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
     records: new SeenRecords(),
   }
   let inputs = parsed.positionals.length > 0 ? parsed.positionals : ['-']
-  // the usual places that are not there (said when those that are hold no log)
-  let absent: Array<string> = []
   if (inputs.includes('-') && (io.stdin.isTTY === true || io.stdinPiped === false) && parsed.positionals.length === 0) {
     // nothing piped in (a terminal, or /dev/null from cron or CI): the usual places, as stats reads them
     const all = await findLogHomes(io.env)
@@ -187,17 +189,14 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
     }
     inputs = homes.flatMap((h) => h.folders)
     io.stderr.write(`run-outcome replay: no input given; reading the usual places:\n${homes.map((h) => `  ${forTerminal(tilde(h.path, home))}\n`).join('')}`)
-    options = { ...options, usual: { home, inputs: new Set(inputs) } }
-    absent = all.filter((h) => h.folders.length === 0).map((h) => forTerminal(tilde(h.path, home)))
+    options = { ...options, usual: { home, inputs: new Set(inputs), notThere: notThereLine(all, home) } }
   }
   let code: number = EXIT.ok
   for (const input of inputs) code = worst(code, await replayInput(input, options, io))
   flushMoreSkipped(io, options)
   // the usual places held no log: what was not there, and what to do (as stats says it)
   if (options.usual !== undefined && options.tally.runs === 0)
-    io.stderr.write(
-      `${absent.length > 0 ? `(not there: ${absent.join(', ')})\n` : ''}Give a log file or directory, or pipe a log into standard input (see 'run-outcome replay --help').\n`,
-    )
+    io.stderr.write(`${options.usual.notThere}Give a log file or directory, or pipe a log into standard input (see 'run-outcome replay --help').\n`)
   // --only that matched nothing says so: an empty output alone reads like nothing was read
   if (options.only.length > 0 && options.tally.runs > 0 && options.tally.printed === 0)
     io.stderr.write(`run-outcome replay: none of the ${options.tally.runs} run(s) read ended ${options.only.join(' or ')} (--only)\n`)

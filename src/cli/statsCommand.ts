@@ -36,6 +36,7 @@ import { checkTimeZone, localTime, machineTimeZone, parseBound, rangeIsEmpty, ty
 import { colorEnabled, makeStyle, type Style } from './style.js'
 import { durationText, num, oneLine, shortDuration, shortNumber, usdText } from './summary.js'
 import { fitHelp, helpWidth } from './helpText.js'
+import { notThereLine } from './usualPlaces.js'
 
 /** Help text of `stats`. @since 0.1.0 */
 export const statsHelp = (): string => `Usage: run-outcome stats [PATH|-]... [options]
@@ -426,8 +427,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     }
     io.stderr.write(`run-outcome stats: no path given; reading the usual places:\n${lines.join('')}`)
     // said at the end if they hold no log: the places that are not there, and what to do
-    const absent = homes.filter((h) => h.folders.length === 0).map((h) => forTerminal(tilde(h.path, home)))
-    noLogsHint = `${absent.length > 0 ? `(not there: ${absent.join(', ')})\n` : ''}Give a log file or directory, e.g. run-outcome stats ./logs\n`
+    noLogsHint = `${notThereLine(homes, home)}Give a log file or directory, e.g. run-outcome stats ./logs\n`
   } else {
     let missing = false
     const kinds: Array<'dir' | 'file' | 'stdin' | 'again'> = []
