@@ -34,6 +34,13 @@ const runsOf = (groups: Record<string, Group>): Record<string, number> => Object
 /** Cost to a millionth of a dollar (the JSON rounds there). */
 const usd = (g: Group | undefined): number | null => (g?.cost.totalUsd === null || g === undefined ? null : Math.round(g.cost.totalUsd * 1e6) / 1e6)
 
+/** `stats` with no path and `home` as HOME: exit 2, nothing on stdout, and exactly these lines on stderr. */
+const expectUsageError = async (home: string, lines: ReadonlyArray<string>): Promise<void> => {
+  const r = await runCli(['stats'], '', { HOME: home })
+  expect(r.code).toBe(2)
+  expect(r.stdout).toBe('')
+  expect(r.stderr).toBe([...lines, ''].join('\n'))
+}
 describe('stats with no path: the usual places of a home', () => {
   it('reads Claude Code, Codex (sessions and archived) and Gemini, says where, and reports all three tools', async () => {
     const r = await stats('--by', 'format')
@@ -88,39 +95,27 @@ describe('stats with no path: the usual places of a home', () => {
     })
     expect(r.code).toBe(0)
     expect(runsOf(JSON.parse(r.stdout).groups)).toStrictEqual({ 'claude-code': 10, codex: 5 })
-    const none = await runCli(['stats'], '', { HOME: empty })
-    expect(none.code).toBe(2)
-    expect(none.stdout).toBe('')
-    expect(none.stderr).toBe(
-      [
-        'run-outcome stats: no path given, and none of the usual places exists:',
-        '  ~/.claude/projects',
-        '  ~/.config/claude/projects',
-        '  ~/.codex/sessions',
-        '  ~/.codex/archived_sessions',
-        '  ~/.gemini/tmp',
-        'Give a log file or directory, e.g. run-outcome stats ./logs',
-        '',
-      ].join('\n'),
-    )
+    await expectUsageError(empty, [
+      'run-outcome stats: no path given, and none of the usual places exists:',
+      '  ~/.claude/projects',
+      '  ~/.config/claude/projects',
+      '  ~/.codex/sessions',
+      '  ~/.codex/archived_sessions',
+      '  ~/.gemini/tmp',
+      'Give a log file or directory, e.g. run-outcome stats ./logs',
+    ])
   })
 
   it('a usual place that is there but holds no log: exit 2 naming it, the places not there, and what to do', async () => {
     const bare = mkdtempSync(join(tmpdir(), 'ro-bare-home-'))
     mkdirSync(join(bare, '.claude', 'projects'), { recursive: true })
-    const r = await runCli(['stats'], '', { HOME: bare })
-    expect(r.code).toBe(2)
-    expect(r.stdout).toBe('')
-    expect(r.stderr).toBe(
-      [
-        'run-outcome stats: no path given; reading the usual places:',
-        '  claude-code ~/.claude/projects: 0 files',
-        'run-outcome stats: no log files under ~/.claude/projects (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)',
-        '(not there: ~/.config/claude/projects, ~/.codex/sessions, ~/.codex/archived_sessions, ~/.gemini/tmp)',
-        'Give a log file or directory, e.g. run-outcome stats ./logs',
-        '',
-      ].join('\n'),
-    )
+    await expectUsageError(bare, [
+      'run-outcome stats: no path given; reading the usual places:',
+      '  claude-code ~/.claude/projects: 0 files',
+      'run-outcome stats: no log files under ~/.claude/projects (looked for .jsonl, .ndjson, .json, .log, .txt and their .gz)',
+      '(not there: ~/.config/claude/projects, ~/.codex/sessions, ~/.codex/archived_sessions, ~/.gemini/tmp)',
+      'Give a log file or directory, e.g. run-outcome stats ./logs',
+    ])
   })
 
   it('replay with no input and nothing piped reads the same places', async () => {
