@@ -95,9 +95,16 @@ const headerLength = (b: Buffer): number => {
   return b.length < at ? 0 : at
 }
 
+/**
+ * Whether the member header of `h` bytes at the start of `b` passes its own check: with the FHCRC flag, its last two
+ * bytes are the low 16 bits of the CRC-32 of the bytes before them (RFC 1952 §2.3.1; `gzip -d` and zlib check it).
+ */
+const headerChecks = (b: Buffer, h: number): boolean => ((b[3] as number) & 2) === 0 || b.readUInt16LE(h - 2) === (crc32(b.subarray(0, h - 2)) & 0xffff)
+
 const CUT = 'the gzip stream ended before its end marker (cut off); read what it held'
 const DAMAGED = 'the gzip data is damaged; read what came before the damage'
 const FAILS_CHECK = 'the gzip data fails its check (its length or CRC-32 differs); read as it decompressed'
+const HEADER_FAILS_CHECK = 'a gzip member header fails its CRC-16 check; its data was read as it decompressed'
 const TRAILING = 'bytes after the gzip data are no gzip data (as gzip -d, the data was read and they were left out)'
 
 /**
@@ -164,6 +171,7 @@ async function* gunzipMembers(
       onNote(h === 0 ? CUT : member === 0 ? DAMAGED : TRAILING)
       return
     }
+    if (!headerChecks(flat(), h)) onNote(HEADER_FAILS_CHECK)
     const out = yield* inflateMember(flat().subarray(h), more, () => {
       const p = flat()
       keep(Buffer.alloc(0))

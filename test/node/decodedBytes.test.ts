@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { crc32, deflateRawSync, gzipSync } from 'node:zlib'
+import { crc32, deflateRawSync, gunzipSync, gzipSync } from 'node:zlib'
 import { decodedBytes } from '../../src/node/decodedBytes.js'
 import { FC_RUNS } from '../reliability/support/runs.js'
 
@@ -38,18 +38,24 @@ const CUT = 'the gzip stream ended before its end marker (cut off); read what it
 const TRAILING = 'bytes after the gzip data are no gzip data (as gzip -d, the data was read and they were left out)'
 const FAILS_CHECK = 'the gzip data fails its check (its length or CRC-32 differs); read as it decompressed'
 const DAMAGED = 'the gzip data is damaged; read what came before the damage'
+const HEADER_FAILS_CHECK = 'a gzip member header fails its CRC-16 check; its data was read as it decompressed'
 
-/** A gzip member written by hand, with every optional header field (RFC 1952 §2.3). */
-const fullHeaderMember = (data: Buffer): Buffer => {
+/**
+ * A gzip member written by hand, with every optional header field (RFC 1952 §2.3); its header CRC-16 is the right
+ * one, or `headerCrc` when given.
+ */
+const fullHeaderMember = (data: Buffer, headerCrc?: number): Buffer => {
   const extra = Buffer.from([0x41, 0x42, 2, 0, 7, 7])
-  const header = Buffer.concat([
+  const fields = Buffer.concat([
     Buffer.from([0x1f, 0x8b, 8, 2 | 4 | 8 | 16, 0, 0, 0, 0, 0, 3]),
     Buffer.from([extra.length, 0]),
     extra,
     Buffer.from('log.jsonl\0', 'latin1'),
     Buffer.from('a comment\0', 'latin1'),
-    Buffer.from([0xab, 0xcd]),
   ])
+  const crc16 = Buffer.alloc(2)
+  crc16.writeUInt16LE(headerCrc ?? crc32(fields) & 0xffff)
+  const header = Buffer.concat([fields, crc16])
   const trailer = Buffer.alloc(8)
   trailer.writeUInt32LE(crc32(data), 0)
   trailer.writeUInt32LE(data.length, 4)
@@ -93,6 +99,21 @@ describe('decodedBytes', () => {
     const gz = gzipSync(text)
     gz[gz.length - 8] = (gz[gz.length - 8] as number) ^ 0xff
     expect(await decode(gz)).toStrictEqual({ out: str(text), notes: [FAILS_CHECK] })
+  })
+
+  it('a header that fails its CRC-16: the data as it decompressed, and a note; a right one passes zlib too', async () => {
+    const right = fullHeaderMember(text)
+    // zlib checks the header CRC as well: the hand-written member is a real one
+    expect(str(gunzipSync(right))).toBe(str(text))
+    const crc = right.readUInt16LE(right.indexOf('a comment\0', 0, 'latin1') + 10)
+    const wrong = fullHeaderMember(text, crc ^ 0x0101)
+    expect(() => gunzipSync(wrong)).toThrow()
+    for (const sizes of [undefined, [1], [7, 3]]) {
+      expect(await decode(Buffer.concat([wrong, gzipSync(other)]), sizes)).toStrictEqual({
+        out: str(Buffer.concat([text, other])),
+        notes: [HEADER_FAILS_CHECK],
+      })
+    }
   })
 
   it('damaged deflate data: no exception, what came before, and a note', async () => {
