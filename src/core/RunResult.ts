@@ -100,7 +100,11 @@ export interface RunResult {
   readonly format: FormatName
   readonly sessionId: string | null
   readonly ending: RunEnding
-  /** The raw terminal kind as the source wrote it, or `null` when there was none. */
+  /**
+   * The raw terminal kind as the source wrote it, or `null` when there was none (SPEC §3): a record of what the log
+   * says, not a verdict. A Claude Code result with `is_error: true` and `subtype: "success"` has `"success"` here
+   * and a `failed` {@link RunResult.ending}; read the ending (or `isSuccess`) for how the run ended.
+   */
   readonly finishReason: string | null
   /** The final root answer when the ending is `answered` or `cut_off`, else `null`; never an error message. */
   readonly response: string | null
