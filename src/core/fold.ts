@@ -1229,6 +1229,20 @@ export const endFold = (s: FoldState): Array<RunResult> => {
 }
 
 /**
+ * The input failed while being read (a stream error): the held run, whose ending record had arrived, is final, so
+ * it is returned (`undefined` when none is held); the open run stays open, neither ended nor handed out (its
+ * records stop at the failure, so how it ended is not known). Replay mode only: a live fold holds no run.
+ * @internal
+ */
+export const releaseHeldRun = (s: FoldState): RunResult | undefined => {
+  if (s.held === null || s.done) return undefined
+  releaseHeld(s)
+  const r = s.closed ?? undefined
+  s.closed = null
+  return r
+}
+
+/**
  * The pure reducer, with `scan`'s argument order: a new state with `event` applied; `state` is not changed.
  * `index` is the event's 0-based position (kept for `scan` compatibility; the state counts events itself).
  * Total: decoded events cannot fail (decode with {@link decodeEvent} first).

@@ -10,7 +10,18 @@
  */
 import * as t from 'io-ts'
 import type { SessionEvent } from './events.js'
-import { applyEvent, cloneState, currentResult, endFold, hasOpenRun, initialState, type CostEstimator, type FoldState, type SeqCache } from './fold.js'
+import {
+  applyEvent,
+  cloneState,
+  currentResult,
+  endFold,
+  hasOpenRun,
+  initialState,
+  releaseHeldRun,
+  type CostEstimator,
+  type FoldState,
+  type SeqCache,
+} from './fold.js'
 import { FoldStateCodec } from './FoldStateCodec.js'
 import type { ProtocolError } from './ProtocolError.js'
 import type { Diagnostic, FormatName, RunResult } from './RunResult.js'
@@ -148,6 +159,18 @@ export class Pipeline<S = unknown> {
   quiet(): void {
     this.line = undefined
     this.t.quiet?.(this.tstate, this.emitFn)
+  }
+
+  /**
+   * The input failed while being read (a stream error; no more records will come): a run whose ending record has
+   * arrived is final, as a pause would make it final (the translator's boundary, then the fold's held run); the
+   * open run is left as it is, for the caller to report the failure instead.
+   */
+  failed(): void {
+    this.line = undefined
+    this.t.failed?.(this.tstate, this.emitFn)
+    const held = releaseHeldRun(this.fold)
+    if (held !== undefined) this.out.push(held)
   }
 
   /** The input ended: the translator's last events, then every run still open or held. */

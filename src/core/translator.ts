@@ -58,4 +58,10 @@ export interface Translator<S = unknown> {
   end(state: S, emit: Emit): void
   /** Live only: the input has paused. A format that holds a run boundary until the next record may emit it now. */
   quiet?(state: S, emit: Emit): void
+  /**
+   * The input failed while being read (a stream error) and nothing more will come. A format that holds the
+   * boundary of a run whose ending record has arrived emits it, as `quiet` would live; the open run's end is not
+   * known, so nothing is inferred for it.
+   */
+  failed?(state: S, emit: Emit): void
 }

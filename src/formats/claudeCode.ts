@@ -456,6 +456,10 @@ export const createClaudeCodeReader = (
       p.end()
       flush()
     },
+    failed() {
+      p.failed()
+      flush()
+    },
   }
 }
 

@@ -36,10 +36,19 @@
  */
 import * as t from 'io-ts'
 import type { Translator } from '../core/translator.js'
-import { execEnd, execRecord, ExecStateCodec, newExecState, type ExecState } from './codex/exec.js'
+import { execEnd, execFailed, execRecord, ExecStateCodec, newExecState, type ExecState } from './codex/exec.js'
 import { ROLLOUT_SKIM } from './codex/skim.js'
 import type { SkimDeclaration } from './skim/skim.js'
-import { newRolloutState, rolloutDiagnostic, rolloutEnd, rolloutQuiet, rolloutRecord, RolloutStateCodec, type RolloutState } from './codex/rollout.js'
+import {
+  newRolloutState,
+  rolloutDiagnostic,
+  rolloutEnd,
+  rolloutFailed,
+  rolloutQuiet,
+  rolloutRecord,
+  RolloutStateCodec,
+  type RolloutState,
+} from './codex/rollout.js'
 import { emitDiagnostic, emitRecord } from './events.js'
 import { readerFrom } from './fromTranslator.js'
 import { isObject, type Obj } from './json.js'
@@ -148,6 +157,10 @@ export const codexTranslator: Translator<CodexState> & SkimDeclaration<CodexStat
   },
   quiet(s, emit) {
     if (s.rollout !== null) rolloutQuiet(s.rollout, emit)
+  },
+  failed(s, emit) {
+    if (s.rollout !== null) rolloutFailed(s.rollout, emit)
+    else if (s.exec !== null) execFailed(s.exec, emit)
   },
   end(s, emit) {
     if (s.rollout !== null) rolloutEnd(s.rollout, emit)

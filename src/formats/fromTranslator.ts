@@ -90,6 +90,10 @@ export const readerFrom =
         p.end()
         flush()
       },
+      failed() {
+        p.failed()
+        flush()
+      },
       snapshot: () => p.snapshot(),
       quiet() {
         p.quiet()

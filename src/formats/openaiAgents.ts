@@ -481,6 +481,14 @@ const textOf = (v: unknown): string => {
   }
 }
 
+/** A run whose final output has arrived is closed (its root idle), once: what a pause or a failed read does. */
+const closeEnded = (s: OpenAiAgentsState, emit: Emit): void => {
+  if (s.ended && !s.idled) {
+    emitIdle(emit)
+    s.idled = true
+  }
+}
+
 /**
  * The OpenAI Agents translator: serialized `RunState`s and streamed runs (see the module doc). Never returns a
  * `ProtocolError` and never throws.
@@ -513,12 +521,9 @@ export const openaiAgentsTranslator: Translator<OpenAiAgentsState> = {
   document(s, doc, emit) {
     guarded(emit, () => readDocument(s, doc, emit))
   },
-  quiet(s, emit) {
-    if (s.ended && !s.idled) {
-      emitIdle(emit)
-      s.idled = true
-    }
-  },
+  // a pause (live) or a failed read: a run whose final output has arrived closes
+  quiet: closeEnded,
+  failed: closeEnded,
   end(s, emit) {
     if (s.gather !== null) {
       const g = s.gather

@@ -105,6 +105,23 @@ export class RecordFolder {
     return undefined
   }
 
+  /**
+   * The source failed and no more records will come: a run whose ending record had arrived is final (see
+   * `Pipeline.failed`); the open run stays open, for the caller to end as it reports the failure. A format `auto`
+   * is still looking for is decided from the records held, when they name one. A `ProtocolError` only from the
+   * native format (a held record fed on being decided).
+   */
+  failed(): ProtocolError | undefined {
+    if (this.pipeline === undefined) {
+      const chosen = this.sniff(true)
+      if (chosen === undefined) return undefined
+      const err = this.start(chosen)
+      if (err !== undefined) return err
+    }
+    this.pipeline?.failed()
+    return undefined
+  }
+
   /** The runs finished since the last call. */
   takeResults(): Array<RunResult> {
     return this.pipeline?.takeResults() ?? []

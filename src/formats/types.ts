@@ -98,6 +98,12 @@ export interface LineReader {
   /** The input ended: emit the runs still open (the last one `unfinished` when it has no terminal record). */
   end(): void
   /**
+   * Optional: the input failed while being read (a stream error) and nothing more will come: emit the runs whose
+   * ending record had arrived (one held for late records, a boundary held until a pause), never the open run,
+   * whose end is not known. The caller reports the failure after this.
+   */
+  failed?(): void
+  /**
    * Optional: the open run as it stands now (a `RunResult` whose ending is `unfinished` until its terminal
    * record), for live status lines; `undefined` when no run is open.
    */

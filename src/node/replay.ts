@@ -219,7 +219,10 @@ class ReplayInput {
  * **Rejects with** `ReplayError` (`undetected`, `too-large`, `not-json`, `unknown-format`) when the input cannot
  * be read at all, `bad-option` for a `maxDocumentBytes` that is not a non-negative number (`NaN`, `-1`) or a
  * `messageId` with an input that is not a native log, or the
- * stream's own error (e.g. `ENOENT`, `EISDIR`), or with what `onRun` threw.
+ * stream's own error (e.g. `ENOENT`, `EISDIR`, a socket reset), or with what `onRun` threw. Before a stream's
+ * error, every run whose ending record had arrived goes to `onRun` (a Claude Code `result`, a Codex
+ * `turn.completed`, a native root idle), even one the replay was holding for late records; the open run, whose
+ * end the failure hides, does not.
  *
  * The source is the replay's: whenever the replay stops before the source's end (a rejection, a protocol error),
  * it returns the source's iterator, which closes a file the source holds open (`createReadStream`'s stream is
@@ -306,6 +309,8 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
     if (v !== undefined) headParsed.set(lineNo, v)
   }
   let eof = false
+  // the source's read failed (a stream error) after some whole lines: thrown once the runs that ended are out
+  let readFailure: { readonly error: unknown } | undefined
   // A live pipe may pause after a few lines: once some JSON has arrived, a pause of SNIFF_WAIT_MS ends the head.
   let pending: Promise<IteratorResult<Buffer>> | undefined
   // Read on past SNIFF_BYTES while no line has ended yet (a first line over 256 KiB), up to the document cap.
@@ -334,9 +339,20 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
     pending ??= input.next()
     const haveJson = sniffValues.some((x) => typeof x === 'object' && x !== null)
     let timer: ReturnType<typeof setTimeout> | undefined
-    const n = haveJson ? await Promise.race([pending, new Promise<'pause'>((res) => (timer = setTimeout(res, SNIFF_WAIT_MS, 'pause')))]) : await pending
-    // a timer left pending would hold the process (and every CLI run) open for SNIFF_WAIT_MS after the replay
-    if (timer !== undefined) clearTimeout(timer)
+    let n: IteratorResult<Buffer> | 'pause'
+    try {
+      n = haveJson ? await Promise.race([pending, new Promise<'pause'>((res) => (timer = setTimeout(res, SNIFF_WAIT_MS, 'pause')))]) : await pending
+    } catch (e) {
+      // the read failed: with no whole line read, no run can have ended, and the failure is the answer; else the
+      // format is decided from the lines read, and the runs that ended in them are handed out before it
+      if (headLines === 0) throw e
+      pending = undefined
+      readFailure = { error: e }
+      break
+    } finally {
+      // a timer left pending would hold the process (and every CLI run) open for SNIFF_WAIT_MS after the replay
+      if (timer !== undefined) clearTimeout(timer)
+    }
     if (n === 'pause') break
     pending = undefined
     if (n.done) {
@@ -405,6 +421,8 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
       `a message id (--message-id) selects a run of a native log only, and ${fileLabel ?? 'the input'} is ${documentMode || module === undefined ? 'a JSON document' : `a ${module.name} log`}`,
     )
   if (documentMode) {
+    // a document cut by a failed read is no document: the failure is the answer
+    if (readFailure !== undefined) throw readFailure.error
     const max = maxDoc
     const parts = head
     let total = headBytes
@@ -509,21 +527,32 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
   // live: when the input pauses, tell the reader once per pause (it may hand out a run it was holding)
   const quiet = options.live === true && reader.quiet !== undefined ? () => reader.quiet?.() : undefined
   const quietMs = options.quietMs ?? QUIET_MS
-  while (!eof && error === undefined) {
+  while (!eof && error === undefined && readFailure === undefined) {
     const p = next()
     let n: IteratorResult<Buffer>
-    if (quiet === undefined) n = await p
-    else {
-      let timer: ReturnType<typeof setTimeout> | undefined
-      const r = await Promise.race([p, new Promise<'quiet'>((res) => (timer = setTimeout(res, quietMs, 'quiet')))])
+    let timer: ReturnType<typeof setTimeout> | undefined
+    try {
+      if (quiet === undefined) n = await p
+      else {
+        const r = await Promise.race([p, new Promise<'quiet'>((res) => (timer = setTimeout(res, quietMs, 'quiet')))])
+        clearTimeout(timer)
+        if (r === 'quiet') {
+          quiet()
+          n = await p
+        } else n = r
+      }
+    } catch (e) {
       clearTimeout(timer)
-      if (r === 'quiet') {
-        quiet()
-        n = await p
-      } else n = r
+      readFailure = { error: e }
+      break
     }
     if (n.done) break
     splitter.push(n.value)
+  }
+  if (readFailure !== undefined && error === undefined) {
+    // the runs that ended before the failure are out first (a line cut by it is not read); then the failure
+    reader.failed?.()
+    throw readFailure.error
   }
   if (error === undefined) {
     splitter.end()
@@ -585,8 +614,8 @@ export type ReplayRunsOptions = ReplayOptions
  * over `maxDocumentBytes` or `MAX_DOCUMENT_VALUES`), `not-json` (it starts like a JSON document and is not one),
  * `unknown-format` (an unknown `format` name), `no-translator` (`onEvent` for a format without a translator),
  * `bad-option` (a `maxDocumentBytes` that is not a non-negative number, a `messageId` with an input that is not a
- * native log) — or the file system's error (`ENOENT`,
- * `EISDIR`, `EACCES`).
+ * native log) — or the file system's or the stream's error (`ENOENT`, `EISDIR`, `EACCES`, a socket reset; the
+ * runs whose ending record arrived before it are yielded first, the open run is not).
  * @example for await (const run of replayRuns('session.jsonl')) console.log(run.ending.kind) // => answered
  * @since 0.2.0
  * @category Replay

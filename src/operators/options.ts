@@ -7,7 +7,7 @@ import { currentResult, streamFailedResult, type FoldState } from '../core/fold.
 import type { RunResult, FormatName } from '../core/RunResult.js'
 import { RecordFolder } from '../formats/records.js'
 
-/** Options of `scanRun()`, `reduceRun()` and `runResults()`. @since 0.1.0 @category Operators */
+/** Options of `reduceRun()` and `runResults()`; `scanRun()` takes its `format` and `messageId`. @since 0.1.0 @category Operators */
 export interface RunOperatorOptions {
   /**
    * The format of the values: `native` events (the default, decoded and validated as SPEC §4 says), any
@@ -19,8 +19,11 @@ export interface RunOperatorOptions {
   /** Seed 002's owned interval: open at the receipt that inserted this message id, close at the root idle. */
   readonly messageId?: string
   /**
-   * What a source error does: `'error'` (default) passes it on untouched; `'fail'` ends the open run as
-   * `failed { reason: 'error', phase: 'stream' }` with the error's message, emits it, and completes.
+   * `reduceRun()` and `runResults()` only (`scanRun()` takes `format` and `messageId`, and passes a source error
+   * on: every state before it was emitted). What a source error does: `'error'` (default) passes it on
+   * untouched; `'fail'` ends the open run as `failed { reason: 'error', phase: 'stream' }` with the error's
+   * message, emits it, and completes. A run whose ending record arrived before the error (a Claude Code
+   * `result`, a Codex `turn.completed`) is no open run: it is emitted as it ended, never as failed.
    * A `ProtocolError` from the input itself is always an error notification.
    */
   readonly sourceError?: 'error' | 'fail'

@@ -60,9 +60,15 @@ const formatLast = (source: Observable<unknown>, records: RecordFolder, options:
       return null
     }, null),
     map(() => {
-      const p = records.current
-      if (streamError.error !== undefined && p !== undefined && (hasOpenRun(p.foldState) || last === undefined))
-        return failedByStream(p.foldState, streamError.error.value)
+      if (streamError.error !== undefined) {
+        // a run whose ending record arrived before the failure stands as it ended; only an open run fails
+        const err = records.failed()
+        if (err !== undefined) throw err
+        last = records.takeResults().at(-1) ?? last
+        const p = records.current
+        if (p !== undefined && (hasOpenRun(p.foldState) || last === undefined)) return failedByStream(p.foldState, streamError.error.value)
+        if (last !== undefined) return last
+      }
       const err = records.end()
       if (err !== undefined) throw err
       return records.takeResults().at(-1) ?? (last as RunResult)

@@ -68,11 +68,15 @@ const formatResults = (source: Observable<unknown>, records: RecordFolder, optio
       takeWhile(() => records.current?.foldState.done !== true, true),
     ),
     defer(() => {
-      const p = records.current
-      if (p?.foldState.done === true) return EMPTY
+      if (records.current?.foldState.done === true) return EMPTY
       if (streamError.error !== undefined) {
-        if (p === undefined || !hasOpenRun(p.foldState)) return EMPTY
-        return of(failedByStream(p.foldState, streamError.error.value))
+        // a run whose ending record arrived before the failure is handed out as it ended; only an open run fails
+        const err = records.failed()
+        if (err !== undefined) throw err
+        const ended = records.takeResults()
+        const p = records.current
+        if (p === undefined || !hasOpenRun(p.foldState)) return from(ended)
+        return from([...ended, failedByStream(p.foldState, streamError.error.value)])
       }
       const err = records.end()
       if (err !== undefined) throw err

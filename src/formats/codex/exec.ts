@@ -286,6 +286,11 @@ export const execRecord = (s: ExecState, v: Obj, type: string, emit: Emit): void
   }
 }
 
+/** The input failed while being read: a run whose `turn.completed` / `turn.failed` had arrived is closed. @internal */
+export const execFailed = (s: ExecState, emit: Emit): void => {
+  if (s.decided) flush(s, emit)
+}
+
 /** The input ended: a trailing `request_user_input` suspends the open run (the fold hands it out). @internal */
 export const execEnd = (s: ExecState, emit: Emit): void => {
   if (s.liveEnded && !s.content) return

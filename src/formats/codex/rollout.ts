@@ -326,6 +326,11 @@ export const rolloutQuiet = (s: RolloutState, emit: Emit): void => {
   s.lateNoted = false
 }
 
+/** The input failed while being read: a run whose `task_complete` (or other ending) had arrived is handed out. @internal */
+export const rolloutFailed = (s: RolloutState, emit: Emit): void => {
+  if (s.decided) flush(s, emit)
+}
+
 /** The input ended: hands out the open run (or one `unfinished` run when the input held none). @internal */
 export const rolloutEnd = (s: RolloutState, emit: Emit): void => {
   if (s.fork === 'copy') {
