@@ -10,13 +10,13 @@ import { isSuccess } from '../core/RunEnding.js'
 import type { RunResult } from '../core/RunResult.js'
 import { formats } from '../formats/index.js'
 import { QUIET_MS, type LineReader } from '../formats/types.js'
-import { ReplayError, replayStream } from '../node/replay.js'
+import { EMPTY_INPUT_NOTE, ReplayError, replayStream } from '../node/replay.js'
 import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
 import { LINE_CAP_TEXT } from '../io/lines.js'
 import { estimatorOf, PRICE_PACKAGE, priceDataOf } from '../prices/genaiPrices.js'
 import { estimateSettings } from './estimates.js'
 import { EXIT, outputWidth, safeJson, worst, type CliIO } from './io.js'
-import { forTerminal } from './sanitize.js'
+import { escapeC1, forTerminal } from './sanitize.js'
 import { colorEnabled, makeStyle } from './style.js'
 import { durationText, formatRun, num, oneLine, shortNumber } from './summary.js'
 import { fitHelp, helpWidth } from './helpText.js'
@@ -41,7 +41,7 @@ Ctrl-C (or SIGTERM, SIGHUP) stops reading and prints the run still open as the r
 show it, as replay would print the same records: unfinished when they hold no ending, or, for
 logs that write no ending record (Claude Code transcripts), the ending inferred from the last
 records, marked (inferred). A second Ctrl-C ends at once. watch also ends when the reader of
-its output has gone (| head).
+its output has gone (| head), which it learns at its next write (a pipe tells no sooner).
 
 A Codex rollout's run is printed once its task_complete (or turn_aborted) has arrived and the
 input pauses (${QUIET_MS} ms on a pipe, that plus two --poll intervals on a followed file);
@@ -278,6 +278,16 @@ const stoppable = (
   }
 }
 
+/** Whether bytes are one whole JSON value (a held line start checked once, when watch stops). */
+const parses = (b: Buffer): boolean => {
+  try {
+    JSON.parse(b.toString('utf8'))
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** The longest start of a line {@link wholeLines} holds back (bytes); a longer one passes on as it comes. */
 const HOLD_MAX = 1024 * 1024
 
@@ -285,7 +295,9 @@ const HOLD_MAX = 1024 * 1024
  * The chunks of `source` cut after their last newline: the start of a line still being written is held back and
  * put before the next chunk, so a watch stopped between two reads (Ctrl-C, its reader gone) leaves a line it has
  * only half read unread, instead of reading it as a last line cut off (a false diagnostic). At the input's own end
- * what is held is passed on (a last line without a newline is read as one); when `stopped()` it is dropped. A line
+ * what is held is passed on (a last line without a newline is read as one); when `stopped()` it is dropped, unless
+ * it is whole JSON by itself (a last record only its newline is missing from) or the input is a JSON document spread
+ * over lines (what is held is its closing bracket: a Gemini CLI session file ends without a newline). A line
  * start over {@link HOLD_MAX} passes on as it comes (memory stays bounded; the line cap applies downstream), and
  * so does a gzip input (its bytes hold no lines; the replay inflates them).
  * `return()` is passed on at once, never queued behind a pending read.
@@ -299,6 +311,27 @@ const wholeLines = (source: AsyncIterable<Uint8Array | string>, stopped: () => b
     /** The input is gzip (its first byte is the magic's 0x1f): decided at the first bytes. */
     let gzip: boolean | undefined
     const done: IteratorResult<Uint8Array> = { done: true, value: undefined }
+    /**
+     * The input is a JSON document spread over lines (a Gemini CLI session file): its first non-blank line starts
+     * with `{` or `[` and is not JSON by itself, as the replay decides it. Its last line is its closing bracket.
+     */
+    let document: boolean | undefined
+    const decideDocument = (chunk: Buffer, nl: number): void => {
+      let at = 0
+      while (at < nl && (chunk[at] === 0x20 || chunk[at] === 0x09 || chunk[at] === 0x0d || chunk[at] === 0x0a)) {
+        // a blank line before the first record: the next line decides
+        if (chunk[at] === 0x0a) {
+          const next = chunk.indexOf(10, at + 1)
+          if (next === -1) return
+          decideDocument(chunk.subarray(at + 1), next - at - 1)
+          return
+        }
+        at++
+      }
+      if (at === nl) return
+      const first = chunk[at]
+      document = (first === 0x7b || first === 0x5b) && !parses(chunk.subarray(at, nl))
+    }
     const next = async (): Promise<IteratorResult<Uint8Array>> => {
       while (!ended) {
         const r = await it.next()
@@ -325,12 +358,15 @@ const wholeLines = (source: AsyncIterable<Uint8Array | string>, stopped: () => b
           continue
         }
         passing = false
+        if (document === undefined) decideDocument(chunk, chunk.indexOf(10))
         if (nl + 1 < chunk.length) carry = Buffer.from(chunk.subarray(nl + 1))
         return { done: false, value: nl + 1 === chunk.length ? chunk : chunk.subarray(0, nl + 1) }
       }
       const rest = carry
       carry = null
-      return rest !== null && !stopped() ? { done: false, value: rest } : done
+      // stopped: a line still being written is dropped, but not a document's closing bracket, nor a last record
+      // that is whole JSON and only lacks its newline
+      return rest !== null && (!stopped() || document === true || parses(rest)) ? { done: false, value: rest } : done
     }
     return {
       next,
@@ -506,14 +542,18 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     return EXIT.usage
   }
   const source = stoppable(raw)
+  /** Standard input is let go (a pipe whose writer lives on would keep the process waiting for its next bytes). */
+  const releaseStdin = (): void => {
+    const destroy = (io.stdin as { destroy?: () => void }).destroy
+    if (kind === 'stdin' && typeof destroy === 'function') destroy.call(io.stdin)
+  }
   onStop = (): void => {
     if (interrupted) return
     interrupted = true
     wake.resolve?.()
     source.stop()
     closeStream?.()
-    const destroy = (io.stdin as { destroy?: () => void }).destroy
-    if (kind === 'stdin' && typeof destroy === 'function') destroy.call(io.stdin)
+    releaseStdin()
   }
   const unhook = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => io.onSignal?.(sig, onStop))
 
@@ -534,9 +574,12 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
           reader = r
         },
       })
-      for (const n of outcome.notes) noteLine(n)
+      // stopped before a record came: the input was not found empty, it was not read to its end
+      for (const n of outcome.notes) noteLine(n === EMPTY_INPUT_NOTE && interrupted ? 'stopped before any record was read' : n)
       if (outcome.error !== undefined) {
         noteLine(`protocol error: ${outcome.error.message}`)
+        // with --json, the error as JSON too, as replay --json gives it (SPEC §1)
+        if (v.json) io.stderr.write(`${escapeC1(JSON.stringify(outcome.error.toJSON()))}\n`)
         return EXIT.protocol
       }
       if (!gen.reset() || interrupted) break
@@ -565,6 +608,8 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     // the status line never stays on screen, however watch ends
     clearStatus()
     closeStream?.()
+    // after a protocol error or a read failure nothing more is read: a pipe's writer must not hold watch open
+    releaseStdin()
     for (const u of unhook) u?.()
   }
 }

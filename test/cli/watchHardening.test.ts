@@ -4,6 +4,7 @@
  * served from cache); Ctrl-C prints the open run as `replay` prints the same records (SPEC §2 rule 2: unfinished
  * without an ending; a transcript's inferred ending), as `--help` says; watch stops when its output is gone.
  */
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.js'
 import type { CliIO, Signal } from '../../src/cli/io.js'
@@ -141,6 +142,56 @@ describe('the status line', () => {
 })
 
 describe('Ctrl-C prints the open run as replay prints the same records', () => {
+  it('a JSON document without a final newline (a Gemini CLI session file): its runs, as replay gives them (hostile trial)', async () => {
+    const doc = readFileSync(new URL('../fixtures/gemini-session/session-2025-10-27T19-55-981c87cb.json', import.meta.url), 'utf8')
+    expect(doc.endsWith('}')).toBe(true)
+    const h = harness([doc.slice(0, 1000), doc.slice(1000)])
+    const done = main(['watch', '--json'], h.io)
+    await sleep(300)
+    h.signal('SIGINT')
+    expect(await done).toBe(1)
+    const replayed = await runCli(['replay', '--json', '-'], doc)
+    expect(h.stdout()).toBe(replayed.stdout)
+    expect(
+      h
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { ending: { kind: string } }).ending.kind),
+    ).toStrictEqual(['answered', 'stopped', 'answered'])
+  })
+
+  it('a last record that is whole JSON but lacks its newline is read; a half-written one is not', async () => {
+    const whole = harness([...answeredRun, openRun[0] as string, (openRun[1] as string).trimEnd()])
+    const done = main(['watch', '--json'], whole.io)
+    await sleep(300)
+    whole.signal('SIGINT')
+    expect(await done).toBe(1)
+    const kinds = (out: string): Array<unknown> =>
+      out
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { ending: unknown }).ending)
+    expect(kinds(whole.stdout())).toStrictEqual([{ kind: 'answered' }, { kind: 'unfinished', lastEventType: 'assistant/message' }])
+    const half = harness([...answeredRun, openRun[0] as string, (openRun[1] as string).slice(0, 40)])
+    const halfDone = main(['watch', '--json'], half.io)
+    await sleep(300)
+    half.signal('SIGINT')
+    expect(await halfDone).toBe(1)
+    expect(kinds(half.stdout())).toStrictEqual([{ kind: 'answered' }, { kind: 'unfinished', lastEventType: 'turn/start' }])
+    expect(half.stderr()).toBe('')
+  })
+
+  it('before any record came: one unfinished run, and no claim that the input is empty (hostile trial)', async () => {
+    const h = harness([])
+    const done = main(['watch', '--json'], h.io)
+    await sleep(100)
+    h.signal('SIGINT')
+    expect(await done).toBe(1)
+    expect((JSON.parse(h.stdout()) as { ending: unknown }).ending).toStrictEqual({ kind: 'unfinished' })
+    expect(h.stderr()).toBe('run-outcome watch: stopped before any record was read\n')
+  })
+
   it('native: unfinished (no ending record); the help says so', async () => {
     const h = harness([...answeredRun, ...openRun])
     const done = main(['watch', '--json'], h.io)
