@@ -12,6 +12,42 @@ export const isGzip = (b: Uint8Array): boolean => b.length >= 2 && b[0] === 0x1f
 const toBuffer = (c: Uint8Array | string): Buffer => (typeof c === 'string' ? Buffer.from(c) : Buffer.from(c.buffer, c.byteOffset, c.byteLength))
 
 /**
+ * A source's string chunks cut only between characters: a high surrogate that ends one string chunk waits for the
+ * next one, so a pair split between two strings (a source that cuts text by UTF-16 length) is encoded as the one
+ * character it is, not as two U+FFFD. One left at the source's end is encoded alone (U+FFFD, as a lone surrogate
+ * always is). Byte chunks pass as they are; `return()` is passed on.
+ */
+const wholeCharacters = (it: AsyncIterator<Uint8Array | string>): AsyncIterator<Uint8Array | string> => {
+  let high = ''
+  // a result read while a held surrogate went out first
+  let after: IteratorResult<Uint8Array | string> | undefined
+  return {
+    next: async () => {
+      for (;;) {
+        const n = after ?? (await it.next())
+        after = undefined
+        if (n.done === true || typeof n.value !== 'string') {
+          if (high === '') return n
+          after = n
+          const h = high
+          high = ''
+          return { done: false, value: h }
+        }
+        let text = high + n.value
+        high = ''
+        const last = text.charCodeAt(text.length - 1)
+        if (last >= 0xd800 && last <= 0xdbff) {
+          high = text.slice(-1)
+          text = text.slice(0, -1)
+        }
+        if (text.length > 0) return { done: false, value: text }
+      }
+    },
+    return: async (value?: unknown) => (it.return !== undefined ? it.return(value) : { done: true, value: undefined }),
+  }
+}
+
+/**
  * Turns a byte source into Buffers, gunzipping when it starts with the gzip magic bytes: every member of a
  * concatenated gzip file (`gzip -c a >> log.gz`), with zero padding between and after them skipped. A gzip stream
  * that ends early (a log cut while being written, or a live pipe stopped with Ctrl-C) yields what it held and
@@ -25,7 +61,7 @@ const toBuffer = (c: Uint8Array | string): Buffer => (typeof c === 'string' ? Bu
  * @since 0.3.0
  */
 export async function* decodedBytes(source: AsyncIterable<Uint8Array | string>, onNote: (message: string) => void): AsyncGenerator<Buffer> {
-  const it = source[Symbol.asyncIterator]()
+  const it = wholeCharacters(source[Symbol.asyncIterator]())
   // the source ended (or failed) by itself: nothing to close
   let ended = false
   try {

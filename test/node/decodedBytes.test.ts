@@ -116,6 +116,33 @@ describe('decodedBytes', () => {
     }
   })
 
+  it('string chunks: a surrogate pair split between two chunks is one character, as the whole string encodes (hostile trial)', async () => {
+    const bytesOf = async (chunks: ReadonlyArray<string>): Promise<Buffer> => {
+      const parts: Array<Buffer> = []
+      const source = (async function* () {
+        yield* chunks
+      })()
+      for await (const c of decodedBytes(source, () => {})) parts.push(Buffer.from(c))
+      return Buffer.concat(parts)
+    }
+    const emoji = '{"text":"\u{1F600} ok"}\n'
+    const cut = emoji.indexOf('\u{1F600}') + 1
+    expect((await bytesOf([emoji.slice(0, cut), emoji.slice(cut)])).toString('utf8')).toBe(emoji)
+    // any UTF-16 text (lone surrogates too), cut anywhere: the bytes of the whole string
+    const unit = fc.oneof(
+      fc.constantFrom('\ud83d', '\ude00', '\ud800', 'a', '\n', '\u00e9'),
+      fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.string({ unit, maxLength: 12 }), { maxLength: 6 }), async (chunks) => {
+        // (a string never starts with the gzip magic once encoded: U+008B is two bytes, c2 8b)
+        const text = chunks.join('')
+        expect((await bytesOf(chunks)).equals(Buffer.from(text))).toBe(true)
+      }),
+      { numRuns: FC_RUNS },
+    )
+  })
+
   it('damaged deflate data: no exception, what came before, and a note', async () => {
     const gz = gzipSync(text)
     const bad = Buffer.concat([gz.subarray(0, 10), Buffer.from([0xff, 0xff, 0xff, 0xff]), gz.subarray(14)])
