@@ -17,6 +17,7 @@ import { estimatorOf, PRICE_PACKAGE, priceDataOf } from '../prices/genaiPrices.j
 import { estimateSettings } from './estimates.js'
 import { EXIT, outputWidth, safeJson, worst, type CliIO } from './io.js'
 import { escapeC1, forTerminal } from './sanitize.js'
+import { isJson, startsAsDocument, watchDocument } from './watchDocument.js'
 import { colorEnabled, makeStyle } from './style.js'
 import { durationText, formatRun, num, oneLine, shortNumber } from './summary.js'
 import { fitHelp, helpWidth } from './helpText.js'
@@ -47,7 +48,9 @@ A Codex rollout's run is printed once its task_complete (or turn_aborted) has ar
 input pauses (${QUIET_MS} ms on a pipe, that plus two --poll intervals on a followed file);
 records of it that come later are noted on stderr. Logs that write no ending record per run
 (Claude Code transcripts, Codex 0.40 rollouts) show each run when the next prompt starts,
-since only then is its ending known. A followed file that is truncated or replaced is read
+since only then is its ending known. A file holding one JSON document (a Gemini CLI session
+file, which is written whole again after each message) is read whole each time it changes:
+each run is printed once a later prompt has begun, the last at Ctrl-C. A followed file that is truncated or replaced is read
 again from its start as a new input (the old content's open run is printed first, as
 replay would print it; the new content's lines count from 1); one that is removed is
 waited for; one
@@ -278,16 +281,6 @@ const stoppable = (
   }
 }
 
-/** Whether bytes are one whole JSON value (a held line start checked once, when watch stops). */
-const parses = (b: Buffer): boolean => {
-  try {
-    JSON.parse(b.toString('utf8'))
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** The longest start of a line {@link wholeLines} holds back (bytes); a longer one passes on as it comes. */
 const HOLD_MAX = 1024 * 1024
 
@@ -316,22 +309,6 @@ const wholeLines = (source: AsyncIterable<Uint8Array | string>, stopped: () => b
      * with `{` or `[` and is not JSON by itself, as the replay decides it. Its last line is its closing bracket.
      */
     let document: boolean | undefined
-    const decideDocument = (chunk: Buffer, nl: number): void => {
-      let at = 0
-      while (at < nl && (chunk[at] === 0x20 || chunk[at] === 0x09 || chunk[at] === 0x0d || chunk[at] === 0x0a)) {
-        // a blank line before the first record: the next line decides
-        if (chunk[at] === 0x0a) {
-          const next = chunk.indexOf(10, at + 1)
-          if (next === -1) return
-          decideDocument(chunk.subarray(at + 1), next - at - 1)
-          return
-        }
-        at++
-      }
-      if (at === nl) return
-      const first = chunk[at]
-      document = (first === 0x7b || first === 0x5b) && !parses(chunk.subarray(at, nl))
-    }
     const next = async (): Promise<IteratorResult<Uint8Array>> => {
       while (!ended) {
         const r = await it.next()
@@ -358,7 +335,7 @@ const wholeLines = (source: AsyncIterable<Uint8Array | string>, stopped: () => b
           continue
         }
         passing = false
-        if (document === undefined) decideDocument(chunk, chunk.indexOf(10))
+        document ??= startsAsDocument(chunk)
         if (nl + 1 < chunk.length) carry = Buffer.from(chunk.subarray(nl + 1))
         return { done: false, value: nl + 1 === chunk.length ? chunk : chunk.subarray(0, nl + 1) }
       }
@@ -366,7 +343,7 @@ const wholeLines = (source: AsyncIterable<Uint8Array | string>, stopped: () => b
       carry = null
       // stopped: a line still being written is dropped, but not a document's closing bracket, nor a last record
       // that is whole JSON and only lacks its newline
-      return rest !== null && (!stopped() || document === true || parses(rest)) ? { done: false, value: rest } : done
+      return rest !== null && (!stopped() || document === true || isJson(rest)) ? { done: false, value: rest } : done
     }
     return {
       next,
@@ -379,6 +356,21 @@ const wholeLines = (source: AsyncIterable<Uint8Array | string>, stopped: () => b
     }
   },
 })
+
+/** Whether the file at `path` starts as a JSON document spread over lines (its first 64 KiB decide, if they can). */
+const documentFile = async (path: string): Promise<boolean> => {
+  const handle = await open(path, 'r').catch(() => null)
+  if (handle === null) return false
+  try {
+    const b = Buffer.alloc(64 * 1024)
+    const { bytesRead } = await handle.read(b, 0, b.length, 0)
+    return startsAsDocument(b.subarray(0, bytesRead)) === true
+  } catch {
+    return false
+  } finally {
+    await handle.close()
+  }
+}
 
 /** Why reading failed, in words (never an echo of input). */
 const readFailure = (e: unknown): string => {
@@ -460,6 +452,8 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   let count = 0
   let code: number = EXIT.ok
   let reader: LineReader | undefined
+  /** A followed JSON document's last run (cli/watchDocument.ts): what the status line shows of it. */
+  let openRun: RunResult | undefined
   let interrupted = false
   let statusShown = false
   const clearStatus = (): void => {
@@ -492,7 +486,7 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       return
     }
     if (!live || interrupted) return
-    const snap = reader?.snapshot?.()
+    const snap = reader?.snapshot?.() ?? openRun
     const elapsed = durationText(Date.now() - started)
     const spin = SPINNER[frame++ % SPINNER.length] ?? '·'
     let text: string
@@ -523,6 +517,37 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   const noteLine = (message: string): void => {
     clearStatus()
     io.stderr.write(`run-outcome watch: ${forTerminal(message)}\n`)
+  }
+  if (kind === 'file' && (await documentFile(input))) {
+    // a JSON document is written whole again as its session goes on: read whole at each change (cli/watchDocument.ts)
+    onStop = (): void => {
+      if (interrupted) return
+      interrupted = true
+      wake.resolve?.()
+    }
+    const unhookDocument = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => io.onSignal?.(sig, onStop))
+    try {
+      const r = await watchDocument({
+        path: input,
+        pollMs,
+        options: { format, file: input, ...(estimate !== undefined ? { estimate } : {}) },
+        stopped: () => interrupted,
+        wake,
+        print,
+        onOpenRun: (r) => {
+          openRun = r
+        },
+        note: noteLine,
+      })
+      if (r.failure === undefined) return code
+      noteLine(r.failure)
+      return worst(code, EXIT.usage)
+    } finally {
+      wake.resolve?.()
+      clearInterval(timer)
+      clearStatus()
+      for (const u of unhookDocument) u?.()
+    }
   }
   let closeStream: (() => void) | undefined
   /** The replay has ended (whatever way): a followed file stops being polled. */

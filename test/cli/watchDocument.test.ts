@@ -1,0 +1,124 @@
+/**
+ * `watch FILE` on a JSON document (a Gemini CLI session file), which its writer writes whole again after each
+ * message — in place (truncate and write, the same inode) or by a rename. The hostile trial found watch reading
+ * such a file like a log: the new document's bytes past the old length were glued to the old document, and at
+ * Ctrl-C it was "not valid JSON" (exit 2, no runs). Each run must now be printed once, as it becomes final, and
+ * the last at the stop, the whole equal to `replay` of the final document.
+ */
+import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { CliIO, Signal } from '../../src/cli/io.js'
+import { main } from '../../src/cli/main.js'
+import { runCli } from '../support/cli.js'
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+/** Waits until `ok()` holds (a loaded machine may take a while to start watch), for at most 20 s. */
+const until = async (ok: () => boolean): Promise<void> => {
+  for (let t = 0; !ok() && t < 20_000; t += 20) await sleep(20)
+}
+const session = JSON.parse(readFileSync(new URL('../fixtures/gemini-session/session-2025-10-27T19-55-981c87cb.json', import.meta.url), 'utf8')) as {
+  messages: Array<unknown>
+}
+/** The session as Gemini CLI wrote it after its first `k` messages (pretty-printed, no final newline). */
+const version = (k: number): string => JSON.stringify({ ...session, messages: session.messages.slice(0, k) }, null, 2)
+
+const watching = (path: string) => {
+  let out = ''
+  let err = ''
+  const handlers = new Map<Signal, Array<() => void>>()
+  const io: CliIO = {
+    stdin: (async function* () {})(),
+    stdout: { write: (s: string) => void (out += s) },
+    stderr: { write: (s: string) => void (err += s), isTTY: false, columns: 200 },
+    env: { NO_COLOR: '1' },
+    onSignal: (sig, h) => {
+      handlers.set(sig, [...(handlers.get(sig) ?? []), h])
+      return () => {}
+    },
+  }
+  const done = main(['watch', '--json', '--poll', '20', path], io)
+  const kinds = (): Array<string> =>
+    out
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => (JSON.parse(l) as { ending: { kind: string } }).ending.kind)
+  return {
+    done,
+    kinds,
+    stdout: () => out,
+    stderr: () => err,
+    /** Ctrl-C, once watch listens for it. */
+    interrupt: async () => {
+      await until(() => handlers.has('SIGINT'))
+      for (const h of handlers.get('SIGINT') ?? []) h()
+    },
+  }
+}
+
+describe('watch on a JSON document written whole again', () => {
+  for (const how of ['in place', 'by a rename'] as const) {
+    it(`${how}: each run once, as it becomes final; the last at Ctrl-C; all as replay gives the final document`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ro-watch-doc-'))
+      const file = join(dir, 'session.json')
+      const write = (text: string): void => {
+        if (how === 'in place') writeFileSync(file, text)
+        else {
+          writeFileSync(join(dir, 'next.json'), text)
+          renameSync(join(dir, 'next.json'), file)
+        }
+      }
+      writeFileSync(file, version(5))
+      const w = watching(file)
+      // two prompts: the first run is final, the second still open
+      await until(() => w.kinds().length > 0)
+      await sleep(200)
+      expect(w.kinds()).toStrictEqual(['answered'])
+      // the second run's next message: still the last run, still open
+      write(version(6))
+      await sleep(300)
+      expect(w.kinds()).toStrictEqual(['answered'])
+      // a third prompt: the second run is final now (stopped)
+      write(version(18))
+      await until(() => w.kinds().length > 1)
+      await sleep(200)
+      expect(w.kinds()).toStrictEqual(['answered', 'stopped'])
+      await w.interrupt()
+      expect(await w.done).toBe(1)
+      expect(w.kinds()).toStrictEqual(['answered', 'stopped', 'answered'])
+      expect(w.stdout()).toBe((await runCli(['replay', '--json', file])).stdout)
+      expect(w.stderr()).toBe('')
+    })
+  }
+
+  it('caught half-written, then whole: no error, the runs as they end', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ro-watch-doc-'))
+    const file = join(dir, 'session.json')
+    const whole = version(18)
+    writeFileSync(file, whole.slice(0, Math.floor(whole.length / 2)))
+    const w = watching(file)
+    await sleep(200)
+    expect(w.kinds()).toStrictEqual([])
+    writeFileSync(file, whole)
+    await until(() => w.kinds().length > 1)
+    expect(w.kinds()).toStrictEqual(['answered', 'stopped'])
+    await w.interrupt()
+    expect(await w.done).toBe(1)
+    expect(w.kinds()).toStrictEqual(['answered', 'stopped', 'answered'])
+    expect(w.stderr()).toBe('')
+  })
+
+  it('never a whole document: exit 2 at Ctrl-C, saying why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ro-watch-doc-'))
+    const file = join(dir, 'session.json')
+    writeFileSync(file, version(18).slice(0, 400))
+    const w = watching(file)
+    await sleep(200)
+    await w.interrupt()
+    expect(await w.done).toBe(2)
+    expect(w.stdout()).toBe('')
+    expect(w.stderr()).toBe(`run-outcome watch: ${file} starts like a JSON document but is not valid JSON\n`)
+  })
+})
