@@ -6,7 +6,7 @@
  * open run printed when the file it follows is replaced by a directory.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -48,6 +48,22 @@ const start = (argv: ReadonlyArray<string>, stdin: 'pipe' | 'ignore' | number = 
 
 const until = async (cond: () => boolean, ms = 15_000): Promise<void> => {
   for (const deadline = Date.now() + ms; !cond() && Date.now() < deadline; ) await sleep(20)
+}
+
+/** Whether process `pid` holds `path` open (Linux: its /proc fd links); `true` where that cannot be told. */
+const holdsOpen = (pid: number | undefined, path: string): boolean => {
+  if (pid === undefined || !existsSync(`/proc/${pid}/fd`)) return true
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === path
+      } catch {
+        return false
+      }
+    })
+  } catch {
+    return true
+  }
 }
 
 const jsonLines = (s: string): Array<Record<string, unknown>> =>
@@ -210,7 +226,9 @@ describe('watch on every kind of input', () => {
     const fifo = join(d, 'pipe')
     execFileSync('mkfifo', [fifo])
     const p = start(['watch', '--json', fifo], 'ignore')
-    await sleep(500)
+    // a loaded machine may take over 500 ms to start watch: a SIGINT before it listens kills it (no exit code)
+    await until(() => holdsOpen(p.child.pid, fifo))
+    await sleep(300)
     p.child.kill('SIGINT')
     const r = await Promise.race([p.closed, sleep(5_000).then(() => 'still running' as const)])
     if (r === 'still running') p.child.kill('SIGKILL')
