@@ -50,7 +50,9 @@ export interface Usage extends UsageBuckets {
 
 /**
  * A run's cost in USD. `totalUsd` is `null` and `complete` false when any priced item (a model response that
- * carries usage) had no cost; `missing` counts those items. `estimated` is set when a price table supplied it.
+ * carries usage) had no cost; `missing` counts those items. A run with nothing priced at all (no model response
+ * with usage, no cost the log reports) is `{ totalUsd: null, complete: false, missing: 0 }`: unknown, never a
+ * complete $0 (K27). `estimated` is set when a price table supplied it.
  * @since 0.1.0
  * @category Results
  */

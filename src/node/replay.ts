@@ -119,7 +119,8 @@ export interface ReplayOptions {
   /**
    * Skim the records of formats that declare what they read (`src/formats/skim/skim.ts`): the same results, without
    * decoding the bulk of each line. `true`: lines of `SKIM_MIN_BYTES` (4,096) bytes or more; `'all'`: every line;
-   * `false`: none. Default: what the environment's `RUN_OUTCOME_SKIM` says (`1` on, `all` every line), else off.
+   * `false`: none. Default: what the environment's `RUN_OUTCOME_SKIM` says (`0` off, `1` on, `all` every line),
+   * else on where the native skim kernel loads (`npm run build` compiles it) and off where it does not.
    */
   readonly skim?: SkimMode
 }
