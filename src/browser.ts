@@ -97,7 +97,7 @@ export { formats, formatByName, detectLines, detectDocument } from './formats/in
 export { decodeEvents, toSessionEvents, scanRun, reduceRun, runResults, type RunOperatorOptions } from './operators/index.js'
 
 // --- prices ---
-export { estimateCost, priceOf, decodePriceTable, PriceTable, ModelPrice } from './core/prices.js'
+export { estimateCost, priceOf, priceTableEstimator, decodePriceTable, PriceTable, ModelPrice } from './core/prices.js'
 
 // --- vocabularies ---
 export {

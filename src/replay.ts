@@ -1,12 +1,14 @@
 /**
  * `run-outcome/replay`: the **Replay** category alone (Node: files and streams), with what a caller needs to read
  * the results — the ending helpers (`isSuccess`, `matchEnding`, `endingKinds`, `isEndingKind`), `ProtocolError`,
- * `formatByName` and the result types.
+ * `formatByName` and the result types — and to replay as the CLI does: `SeenRecords` (the files of one input share
+ * it, so a resumed Claude Code session's copied records count once) and `bundledEstimator` (the CLI's cost
+ * estimates from the bundled genai-prices data, for `ReplayOptions.estimate`).
  *
  * The same values as the package root (each is the root's binding, so `instanceof ProtocolError` holds across
  * the two), but importing this entry never loads RxJS or the operators: a script or a CLI that only replays
- * logs starts ~60 ms sooner and holds ~5 MB less (the root loads the whole vocabulary, operators included; `npm
- * run bench` prints both import times). io-ts and fp-ts still load: every format's state codec is built from
+ * logs starts ~115 ms sooner (95 ms against 212 ms in `npm run bench`, which prints both import times) and holds
+ * ~6 MB less (the root loads the whole vocabulary, operators included). io-ts and fp-ts still load: every format's state codec is built from
  * them. test/types/exports.test.ts lists this entry's exports, and test/package/lazyImports.test.ts checks that
  * importing it loads no RxJS module.
  *
@@ -25,6 +27,8 @@ export {
   type ReplayErrorCode,
 } from './node/replay.js'
 export { listLogFiles, isLogFileName } from './node/files.js'
+export { SeenRecords, SEEN_CAP } from './formats/claudeCode/seen.js'
+export { bundledEstimator, type BundledEstimatorOptions } from './prices/genaiPrices.js'
 
 // --- reading the results ---
 export {

@@ -98,6 +98,7 @@ const costOf = (u: UsageBuckets, p: ModelPrice): number =>
  * not list (its cost stays unknown). A table has no tiers, so per request and per run give the same figure.
  * @example priceTableEstimator({ 'gpt-5*': { input: 1.25, cachedInput: 0.125, output: 10 } })('gpt-5-codex', { inputTokens: 1e6, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }) // => 1.25
  * @since 0.2.0
+ * @category Prices
  */
 export const priceTableEstimator =
   (table: PriceTable): CostEstimator =>

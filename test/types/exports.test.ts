@@ -59,6 +59,7 @@ const CORE_VALUES = [
   'matchEnding',
   'pipelineStateCodec',
   'priceOf',
+  'priceTableEstimator',
   'reasonCodecs',
   'reduceRun',
   'resumeFold',
@@ -72,7 +73,18 @@ const CORE_VALUES = [
 ]
 
 /** What only the root adds: the Replay category (Node: files and streams). */
-const REPLAY_VALUES = ['MAX_DOCUMENT_BYTES', 'ReplayError', 'isLogFileName', 'listLogFiles', 'replayFile', 'replayRuns', 'replayStream']
+const REPLAY_VALUES = [
+  'MAX_DOCUMENT_BYTES',
+  'ReplayError',
+  'SEEN_CAP',
+  'SeenRecords',
+  'bundledEstimator',
+  'isLogFileName',
+  'listLogFiles',
+  'replayFile',
+  'replayRuns',
+  'replayStream',
+]
 
 /** The type-only exports, the same in both entries. */
 const CORE_TYPES = [
@@ -137,7 +149,7 @@ const CORE_TYPES = [
   'VocabularySystem',
   'VocabularyValues',
 ]
-const REPLAY_TYPES = ['ReplayErrorCode', 'ReplayOptions', 'ReplayOutcome', 'ReplayRunsOptions']
+const REPLAY_TYPES = ['BundledEstimatorOptions', 'ReplayErrorCode', 'ReplayOptions', 'ReplayOutcome', 'ReplayRunsOptions']
 
 /** `run-outcome/replay`: the Replay category and what reading its results needs, the root's values (no operators). */
 const REPLAY_ENTRY_VALUES = [...REPLAY_VALUES, 'ProtocolError', 'endingKinds', 'formatByName', 'isEndingKind', 'isProtocolError', 'isSuccess', 'matchEnding']
