@@ -94,7 +94,7 @@
 import type { Translator } from '../core/translator.js'
 import { sniffAcp } from './acp/envelope.js'
 import { AcpStateCodec, newAcpState, type AcpState } from './acp/state.js'
-import { acpEnd, acpRecord, acpText } from './acp/translate.js'
+import { acpEnd, acpFailed, acpRecord, acpText } from './acp/translate.js'
 import { readerFrom } from './fromTranslator.js'
 import type { FormatModule, ReaderFactory } from './types.js'
 
@@ -120,6 +120,9 @@ export const acpTranslator: Translator<AcpState> = {
   },
   end(s, emit) {
     acpEnd(s, emit)
+  },
+  failed(s, emit) {
+    acpFailed(s, emit)
   },
 }
 

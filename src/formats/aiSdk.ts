@@ -338,6 +338,10 @@ export const aiSdkTranslator: Translator<AiSdkState> = {
   end(s, emit) {
     finalize(s, emit)
   },
+  failed(s, emit) {
+    // a run whose finish, abort or error part arrived is over; one still streaming is left open
+    if (s.run.finished || s.run.aborted || s.run.errored) boundary(s, emit)
+  },
 }
 
 /**

@@ -141,7 +141,7 @@ import {
   type SessionState,
 } from './gemini/session.js'
 import { GEMINI } from './gemini/shared.js'
-import { newStreamState, streamEnd, streamNoise, streamNotObject, streamRecord, StreamStateCodec, type StreamState } from './gemini/stream.js'
+import { newStreamState, streamEnd, streamFailed, streamNoise, streamNotObject, streamRecord, StreamStateCodec, type StreamState } from './gemini/stream.js'
 import { isObject } from './json.js'
 import { shareScore } from './sniff.js'
 import type { FormatModule, ReaderFactory, ReaderOptions } from './types.js'
@@ -256,6 +256,9 @@ export const geminiTranslator: Translator<GeminiState> = {
   end(s, emit) {
     if (s.session !== null) sessionEnd(s.session, emit)
     else if (s.stream !== null) streamEnd(s.stream, emit)
+  },
+  failed(s, emit) {
+    if (s.stream !== null) streamFailed(s.stream, emit)
   },
 }
 

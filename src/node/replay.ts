@@ -222,8 +222,9 @@ class ReplayInput {
  * `messageId` with an input that is not a native log, or the
  * stream's own error (e.g. `ENOENT`, `EISDIR`, a socket reset), or with what `onRun` threw. Before a stream's
  * error, every run whose ending record had arrived goes to `onRun` (a Claude Code `result`, a Codex
- * `turn.completed`, a native root idle), even one the replay was holding for late records; the open run, whose
- * end the failure hides, does not.
+ * `turn.completed`, a native root idle), even one the replay was holding for late records — as the records before
+ * the failure show it (a late usage record it would have taken never came) —; the open run, whose end the failure
+ * hides, does not. A source that fails before its format can be told rejects with its own error, not `undetected`.
  *
  * The source is the replay's: whenever the replay stops before the source's end (a rejection, a protocol error),
  * it returns the source's iterator, which closes a file the source holds open (`createReadStream`'s stream is
@@ -395,6 +396,8 @@ const replayInput = async (input: ReplayInput, onRun: (result: RunResult) => voi
       module = formatByName('native')
       notes.push(EMPTY_INPUT_NOTE)
     }
+    // the source failed before the format could be told: its failure is the answer, not "undetected"
+    if (module === undefined && !documentMode && readFailure !== undefined) throw readFailure.error
     if (module === undefined && !documentMode) {
       const why = firstOversize ? ` (its first line is over the line cap of ${LINE_CAP_TEXT}, so it was not read)` : ''
       throw new ReplayError(

@@ -3,7 +3,7 @@
  * @module
  */
 import { defer, map, reduce, type Observable, type OperatorFunction } from 'rxjs'
-import { currentResult, hasOpenRun, NativeFolder } from '../core/fold.js'
+import { currentResult, hasOpenRun, initialState, NativeFolder } from '../core/fold.js'
 import type { RunResult } from '../core/RunResult.js'
 import type { RecordFolder } from '../formats/records.js'
 import { catchSourceError, failedByStream, recordFolderOf, type RunOperatorOptions } from './options.js'
@@ -68,6 +68,8 @@ const formatLast = (source: Observable<unknown>, records: RecordFolder, options:
         const p = records.current
         if (p !== undefined && (hasOpenRun(p.foldState) || last === undefined)) return failedByStream(p.foldState, streamError.error.value)
         if (last !== undefined) return last
+        // the source failed before its format could be told: the one result is that failure
+        if (p === undefined) return failedByStream(initialState(), streamError.error.value)
       }
       const err = records.end()
       if (err !== undefined) throw err

@@ -4,7 +4,9 @@
  * replay was holding that run for late records) and from the operators with `sourceError: 'fail'` — and the open
  * run, whose end the failure hides, is never reported as something it was not.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Readable } from 'node:stream'
 import { concat, from, lastValueFrom, throwError, toArray } from 'rxjs'
 import { describe, expect, it } from 'vitest'
@@ -92,6 +94,41 @@ describe('replayRuns over a source that fails after its records', () => {
     }
   })
 
+  it('every line-based fixture, failing after its last byte: a prefix of the clean replay, holding every run a terminal record ended', async () => {
+    const root = fileURLToPath(new URL('../fixtures/', import.meta.url))
+    const files: Array<string> = []
+    const walk = (d: string): void => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (e.isDirectory() && e.name !== 'homes' && e.name !== 'hostile') walk(join(d, e.name))
+        else if (e.isFile() && e.name.endsWith('.jsonl')) files.push(join(d, e.name))
+      }
+    }
+    walk(root)
+    expect(files.length).toBeGreaterThan(60)
+    let withTerminal = 0
+    for (const file of files) {
+      const bytes = readFileSync(file)
+      const all = await clean(bytes)
+      const failed = await replayed(failingSource(bytes, 1, 0, new Error('reset')))
+      const name = file.slice(root.length)
+      expect([name, failed.runs]).toStrictEqual([name, all.slice(0, failed.runs.length)])
+      // the last run whose ending a record stated (not inferred at the input's end) is out before the failure
+      const lastStated = all.reduce((at, r, i) => (!r.inferred && r.ending.kind !== 'unfinished' ? i : at), -1)
+      if (lastStated >= 0) withTerminal++
+      expect([name, failed.runs.length >= lastStated + 1]).toStrictEqual([name, true])
+    }
+    // ACP, AI SDK, Claude Code, Codex, Gemini, native and OpenAI Agents logs with stated endings among them
+    expect(withTerminal).toBeGreaterThan(30)
+  })
+
+  it("failing before its format could be told: the stream's own error, not 'undetected'", async () => {
+    const reset = new Error('ECONNRESET')
+    for (const text of ['YOLO mode is enabled. All tool calls will be automatically approved.\n', '{"type":"start"}\n']) {
+      const r = await replayed(failingSource(Buffer.from(text), 1, 0, reset))
+      expect([text, r.runs.length, r.error]).toStrictEqual([text, 0, reset])
+    }
+  })
+
   it('cut inside its only run: no run, the error', async () => {
     const bytes = bytesOf('claude-code-stream-json/claude.jsonl')
     const reset = new Error('reset')
@@ -101,6 +138,16 @@ describe('replayRuns over a source that fails after its records', () => {
 })
 
 describe("the operators with sourceError: 'fail' over a format's records", () => {
+  it("format auto, failing before the format could be told: reduceRun's one result is that failure", async () => {
+    const r = await lastValueFrom(
+      concat(
+        from(['YOLO mode is enabled.']),
+        throwError(() => new Error('socket reset')),
+      ).pipe(reduceRun({ format: 'auto', sourceError: 'fail' })),
+    )
+    expect(r.ending).toStrictEqual({ kind: 'failed', reason: 'error', phase: 'stream', error: { message: 'socket reset', name: 'Error' } })
+  })
+
   const linesOf = (path: string): Array<string> =>
     bytesOf(path)
       .toString('utf8')
@@ -117,6 +164,9 @@ describe("the operators with sourceError: 'fail' over a format's records", () =>
     ['claude-code', 'claude-code-stream-json/claude.jsonl'],
     ['codex', 'codex-exec-json/stream-output-2.jsonl'],
     ['auto', 'claude-code-stream-json/claude.jsonl'],
+    ['gemini', 'gemini-stream-json/gemini.jsonl'],
+    ['ai-sdk', 'ai-sdk-fullstream/synthetic-tool-loop-answered.jsonl'],
+    ['acp', 'acp/synthetic-end-turn.jsonl'],
   ] as const) {
     it(`${format}: a run that ended before the error stands as it ended; one cut by it fails in phase stream`, async () => {
       const lines = linesOf(path)
@@ -128,7 +178,9 @@ describe("the operators with sourceError: 'fail' over a format's records", () =>
       const half = lines.slice(0, Math.floor(lines.length / 2))
       expect((await lastValueFrom(failingAfter(half).pipe(reduceRun({ format, sourceError: 'fail' })))).ending).toStrictEqual(streamFailed)
       const halfLive = await lastValueFrom(failingAfter(half).pipe(runResults({ format, sourceError: 'fail' }), toArray()))
-      expect(halfLive.map((r) => r.ending)).toStrictEqual([streamFailed])
+      // the ACP reader states a turn's events only once the turn is over, so no run is open in the fold: runResults
+      // has no run to end (a known limit, in the issue's closing note)
+      expect(halfLive.map((r) => r.ending)).toStrictEqual(format === 'acp' ? [] : [streamFailed])
     })
   }
 })

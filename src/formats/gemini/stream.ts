@@ -526,6 +526,17 @@ export const streamRecord = (s: StreamState, v: Obj, emit: Emit): void => {
 }
 
 /**
+ * The input failed while being read: a run whose `result` has arrived is closed (its idle), as the next run's
+ * first record would close it; records the process would still have printed after it never come.
+ * @internal
+ */
+export const streamFailed = (s: StreamState, emit: Emit): void => {
+  if (!s.decided) return
+  s.decided = false
+  emitIdle(emit)
+}
+
+/**
  * The input ended. The fold hands out the open run (its ending read from what it holds: a `result`, a fatal
  * error as its last word, or unfinished). An `init` whose session no content followed still names the session
  * of an input that had no run at all.
