@@ -541,6 +541,10 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       })
       if (r.failure === undefined) return code
       noteLine(r.failure)
+      if (r.error !== undefined) {
+        if (v.json) io.stderr.write(`${escapeC1(JSON.stringify(r.error.toJSON()))}\n`)
+        return EXIT.protocol
+      }
       return worst(code, EXIT.usage)
     } finally {
       wake.resolve?.()

@@ -9,6 +9,7 @@
  * @module
  */
 import { readFile, stat } from 'node:fs/promises'
+import type { ProtocolError } from '../core/ProtocolError.js'
 import type { RunResult } from '../core/RunResult.js'
 import { MAX_DOCUMENT_BYTES, ReplayError, replayStream, type ReplayOptions } from '../node/replay.js'
 
@@ -66,20 +67,33 @@ export interface DocumentWatch {
 /** The version of the file last read: a new one is read whole. */
 const versionOf = (st: { ino: number; size: number; mtimeMs: number; ctimeMs: number }): string => `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`
 
+/** How {@link watchDocument} ended: `failure` says why the file could not be read as a document (exit 2, or 3 with `error`). */
+export interface DocumentWatchEnd {
+  readonly failure?: string
+  /** The protocol error of a native document (`--format native`): watch exits 3, as replay does. */
+  readonly error?: ProtocolError
+}
+
 /**
  * Follows a JSON document file until `stopped()`, printing each run once it is final, then the last run as the
- * document shows it at the stop. Resolves with `failure` (a sentence naming the file; watch exits 2) when the file cannot be read
- * as a document at the end (still not valid JSON, over the 64 MB cap, of no format, replaced by a folder), with
- * the runs printed so far kept. Never rejects.
+ * document shows it at the stop. A version of the file that is no whole document (empty or cut while being
+ * written, over the 64 MB cap, of no format) is waited past; at the stop, the runs of the last whole version are
+ * printed with a note, or, when there was none, the reason is the `failure` (exit 2). A file replaced by a folder
+ * ends it at once; a protocol error (`--format native`) is its `error` (exit 3). Never rejects.
  */
-export const watchDocument = async (w: DocumentWatch): Promise<{ readonly failure?: string }> => {
+export const watchDocument = async (w: DocumentWatch): Promise<DocumentWatchEnd> => {
   let printed = 0
   let seen = ''
   let runs: ReadonlyArray<RunResult> = []
-  // the last read gave no document (written while read, or not JSON at all): the reason, if it stays so
+  // the session the printed runs belong to: a document that names another one is read from its start
+  let session: string | null | undefined
+  // the last version read gave no document (written while read, too large, of no format): why, if it stays so
   let unreadable: string | undefined
+  // a version that gave no document is read once more (a write may have ended between the stat and the read)
+  let retried = ''
   let missing = false
-  const read = async (): Promise<string | undefined> => {
+  const noted = new Set<string>()
+  const read = async (): Promise<DocumentWatchEnd | undefined> => {
     const st = await stat(w.path).catch(() => null)
     if (st === null) {
       if (!missing) w.note(`${w.path} was removed; waiting for it to come back (Ctrl-C to stop)`)
@@ -87,20 +101,35 @@ export const watchDocument = async (w: DocumentWatch): Promise<{ readonly failur
       return undefined
     }
     missing = false
-    if (!st.isFile()) return `${w.path}: it was replaced by ${st.isDirectory() ? 'a directory' : 'something that is not a regular file'}; watch follows a file`
+    if (!st.isFile())
+      return { failure: `${w.path}: it was replaced by ${st.isDirectory() ? 'a directory' : 'something that is not a regular file'}; watch follows a file` }
     const version = versionOf(st)
     if (version === seen) return undefined
     seen = version
-    if (st.size > MAX_DOCUMENT_BYTES) return `${w.path} is a single JSON document over ${Math.round(MAX_DOCUMENT_BYTES / 1048576)} MB`
+    if (st.size > MAX_DOCUMENT_BYTES) {
+      unreadable = `${w.path} is a single JSON document over ${Math.round(MAX_DOCUMENT_BYTES / 1048576)} MB`
+      return undefined
+    }
     const bytes = await readFile(w.path).catch(() => null)
     if (bytes === null) {
       // removed or replaced between the stat and the read: the next poll sees what it is now
       seen = ''
       return undefined
     }
+    const again = (why: string): undefined => {
+      unreadable = why
+      if (retried !== version) {
+        retried = version
+        seen = ''
+      }
+      return undefined
+    }
+    // emptied for a rewrite, or caught before its first line ended: not a document yet, and no other input
+    if (startsAsDocument(bytes) !== true) return again(`${w.path} is not a whole JSON document`)
     const got: Array<RunResult> = []
+    let outcome: Awaited<ReturnType<typeof replayStream>>
     try {
-      await replayStream(
+      outcome = await replayStream(
         (async function* () {
           yield bytes
         })(),
@@ -108,24 +137,32 @@ export const watchDocument = async (w: DocumentWatch): Promise<{ readonly failur
         w.options,
       )
     } catch (e) {
-      // caught while being written: read again at the next poll, whatever its stat says then
-      seen = ''
-      unreadable = e instanceof ReplayError ? e.message : `${w.path} could not be read`
-      return undefined
+      return again(e instanceof ReplayError ? e.message : `${w.path} could not be read`)
+    }
+    if (outcome.error !== undefined) return { failure: `protocol error: ${outcome.error.message}`, error: outcome.error }
+    for (const n of outcome.notes) {
+      if (!noted.has(n)) w.note(n)
+      noted.add(n)
     }
     unreadable = undefined
-    if (got.length - 1 < printed) {
-      w.note(`${w.path} was written again with fewer runs; reading it from its start`)
+    const named = got[0]?.sessionId ?? null
+    if (session !== undefined && named !== session && printed > 0) {
+      w.note(`${w.path} now holds another session; reading it from its start`)
       printed = 0
+    } else if (got.length - 1 < printed) {
+      // rewound (messages taken back): the runs printed stay printed; the ones after them print as they end
+      w.note(`${w.path} now holds fewer runs than were printed; the runs after run ${got.length} print as they end`)
+      printed = got.length
     }
+    session = named
     for (; printed < got.length - 1; printed++) w.print(got[printed] as RunResult)
     runs = got
     w.onOpenRun(got.at(-1))
     return undefined
   }
   while (!w.stopped()) {
-    const failure = await read()
-    if (failure !== undefined) return finish(failure)
+    const end = await read()
+    if (end !== undefined) return finish(end)
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, w.pollMs)
       w.wake.resolve = () => {
@@ -136,17 +173,17 @@ export const watchDocument = async (w: DocumentWatch): Promise<{ readonly failur
     w.wake.resolve = null
   }
   // stopped: the document as it is now, its last run printed as replay would print it
-  const failure = await read()
-  if (failure === undefined && unreadable !== undefined && runs.length > 0) {
+  const end = await read()
+  if (end === undefined && unreadable !== undefined && runs.length > 0) {
     // caught while being written at the stop: the runs as its last whole version showed them
-    w.note(`${unreadable}; its runs are printed as the last version read showed them`)
-    return finish(undefined)
+    w.note(`${unreadable}; its runs are printed as the last whole version showed them`)
+    return finish({})
   }
-  return finish(failure ?? unreadable)
+  return finish(end ?? (unreadable !== undefined ? { failure: unreadable } : {}))
 
-  function finish(failure: string | undefined): { readonly failure?: string } {
-    for (; printed < runs.length; printed++) w.print(runs[printed] as RunResult)
+  function finish(e: DocumentWatchEnd): DocumentWatchEnd {
+    if (e.error === undefined) for (; printed < runs.length; printed++) w.print(runs[printed] as RunResult)
     w.onOpenRun(undefined)
-    return failure !== undefined ? { failure } : {}
+    return e
   }
 }

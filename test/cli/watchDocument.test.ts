@@ -24,7 +24,7 @@ const session = JSON.parse(readFileSync(new URL('../fixtures/gemini-session/sess
 /** The session as Gemini CLI wrote it after its first `k` messages (pretty-printed, no final newline). */
 const version = (k: number): string => JSON.stringify({ ...session, messages: session.messages.slice(0, k) }, null, 2)
 
-const watching = (path: string) => {
+const watching = (path: string, extra: ReadonlyArray<string> = []) => {
   let out = ''
   let err = ''
   const handlers = new Map<Signal, Array<() => void>>()
@@ -38,7 +38,7 @@ const watching = (path: string) => {
       return () => {}
     },
   }
-  const done = main(['watch', '--json', '--poll', '20', path], io)
+  const done = main(['watch', '--json', '--poll', '20', ...extra, path], io)
   const kinds = (): Array<string> =>
     out
       .trim()
@@ -92,6 +92,56 @@ describe('watch on a JSON document written whole again', () => {
       expect(w.stderr()).toBe('')
     })
   }
+
+  it('emptied for a rewrite and seen empty: no run printed twice (second attack)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ro-watch-doc-'))
+    const file = join(dir, 'session.json')
+    writeFileSync(file, version(8))
+    const w = watching(file)
+    await until(() => w.kinds().length > 1)
+    // what `cat new > file` does: truncate, a pause a poll can fall in, then the write
+    writeFileSync(file, '')
+    await sleep(150)
+    writeFileSync(file, version(18))
+    await sleep(300)
+    await w.interrupt()
+    expect(await w.done).toBe(1)
+    expect(w.kinds()).toStrictEqual(['answered', 'stopped', 'answered'])
+    expect(w.stdout()).toBe((await runCli(['replay', '--json', file])).stdout)
+    expect(w.stderr()).toBe('')
+  })
+
+  it('another session written over it: read from its start, with a note; a rewound one: nothing printed twice', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ro-watch-doc-'))
+    const file = join(dir, 'session.json')
+    writeFileSync(file, version(8))
+    const w = watching(file)
+    await until(() => w.kinds().length > 1)
+    // rewound to two prompts: the two runs printed stay as they were
+    writeFileSync(file, version(5))
+    await sleep(300)
+    expect(w.kinds()).toStrictEqual(['answered', 'stopped'])
+    expect(w.stderr()).toBe(`run-outcome watch: ${file} now holds fewer runs than were printed; the runs after run 2 print as they end\n`)
+    // another session (its id differs): its runs from the first
+    writeFileSync(file, JSON.stringify({ ...session, sessionId: 'another-session', messages: session.messages.slice(0, 5) }, null, 2))
+    await until(() => w.kinds().length > 2)
+    await w.interrupt()
+    expect(await w.done).toBe(1)
+    expect(w.kinds()).toStrictEqual(['answered', 'stopped', 'answered', 'unfinished'])
+    expect(w.stderr()).toContain(`run-outcome watch: ${file} now holds another session; reading it from its start\n`)
+  })
+
+  it('--format native: the protocol error replay gives, exit 3 (second attack)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ro-watch-doc-'))
+    const file = join(dir, 'session.json')
+    writeFileSync(file, version(18))
+    const w = watching(file, ['--format', 'native'])
+    expect(await w.done).toBe(3)
+    expect(w.stdout()).toBe('')
+    const replayed = await runCli(['replay', '--format', 'native', file])
+    expect(replayed.code).toBe(3)
+    expect(w.stderr().split('\n')[0]).toBe(replayed.stderr.split('\n')[0]?.replace('run-outcome replay:', 'run-outcome watch:'))
+  })
 
   it('caught half-written, then whole: no error, the runs as they end', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ro-watch-doc-'))
