@@ -97,7 +97,7 @@ const costOf = (u: UsageBuckets, p: ModelPrice): number =>
  * `cacheWrite` × cache writes + `output` × output, per million tokens), or `undefined` for a model the table does
  * not list (its cost stays unknown). A table has no tiers, so per request and per run give the same figure.
  * @example priceTableEstimator({ 'gpt-5*': { input: 1.25, cachedInput: 0.125, output: 10 } })('gpt-5-codex', { inputTokens: 1e6, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }) // => 1.25
- * @since 0.2.0
+ * @since 0.3.0
  * @category Prices
  */
 export const priceTableEstimator =

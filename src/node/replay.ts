@@ -592,7 +592,7 @@ export const replayFile = async (path: string, options: ReplayOptions = {}): Pro
   return runs
 }
 
-/** Options of {@link replayRuns}: those of {@link replayStream}. @since 0.2.0 @category Replay */
+/** Options of {@link replayRuns}: those of {@link replayStream}. @since 0.3.0 @category Replay */
 export type ReplayRunsOptions = ReplayOptions
 
 /**
@@ -621,7 +621,7 @@ export type ReplayRunsOptions = ReplayOptions
  * native log) — or the file system's or the stream's error (`ENOENT`, `EISDIR`, `EACCES`, a socket reset; the
  * runs whose ending record arrived before it are yielded first, the open run is not).
  * @example for await (const run of replayRuns('session.jsonl')) console.log(run.ending.kind) // => answered
- * @since 0.2.0
+ * @since 0.3.0
  * @category Replay
  */
 export async function* replayRuns(

@@ -112,7 +112,7 @@ const candidates = (model: string): Array<Lookup> => {
   return out
 }
 
-/** Options of {@link bundledEstimator}. @since 0.2.0 @category Replay */
+/** Options of {@link bundledEstimator}. @since 0.3.0 @category Replay */
 export interface BundledEstimatorOptions {
   /**
    * The date whose prices apply to a request that comes without a time (the data has prices that change on a
@@ -149,7 +149,7 @@ interface ModelEntry {
  * priced (but for a request without a time, which takes the estimator's clock). An optional third
  * argument (the request's time, ISO-8601 or epoch ms) prices that request at the prices of that day.
  * @example bundledEstimator()('claude-sonnet-4-20250514', { inputTokens: 1e6, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }) // => 3
- * @since 0.2.0
+ * @since 0.3.0
  * @category Replay
  */
 export const bundledEstimator = (

@@ -14,14 +14,14 @@
  * @module
  */
 
-/** How many record identities a {@link SeenRecords} remembers before it forgets the oldest. @since 0.2.0 @category Replay */
+/** How many record identities a {@link SeenRecords} remembers before it forgets the oldest. @since 0.3.0 @category Replay */
 export const SEEN_CAP = 262_144
 
 /**
  * The identities (record `uuid`s, `message.id` + `requestId` pairs) that the files of one input have claimed, and
  * which file claimed each one first. Files are numbered by {@link SeenRecords.begin}, in the order they are read.
  * Share one across the files of one input: `replayRuns(file, { seen })` (`ReplayOptions.seen`).
- * @since 0.2.0
+ * @since 0.3.0
  * @category Replay
  */
 export class SeenRecords {
