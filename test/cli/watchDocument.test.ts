@@ -119,7 +119,7 @@ describe('watch on a JSON document written whole again', () => {
     await until(() => w.kinds().length > 1)
     // rewound to two prompts: the two runs printed stay as they were
     writeFileSync(file, version(5))
-    await sleep(300)
+    await until(() => w.stderr() !== '')
     expect(w.kinds()).toStrictEqual(['answered', 'stopped'])
     expect(w.stderr()).toBe(`run-outcome watch: ${file} now holds fewer runs than were printed; the runs after run 2 print as they end\n`)
     // another session (its id differs): its runs from the first

@@ -22,6 +22,8 @@ interface Harness {
   readonly signal: (s: Signal) => void
   /** Lets the input end (the generator returns). */
   readonly end: () => void
+  /** Resolves once watch has taken every chunk and asked for more (a loaded machine may take a while). */
+  readonly drained: () => Promise<void>
 }
 
 /** An injected world: `chunks` are fed, then the input stays open until `end()` (or a signal stops watch). */
@@ -34,11 +36,13 @@ const harness = (chunks: ReadonlyArray<string>, opts: { tty?: boolean; closedAft
   const released = new Promise<void>((r) => {
     release = r
   })
+  let asked = false
   const stdin = (async function* () {
     for (const c of chunks) {
       yield Buffer.from(c)
       await sleep(5)
     }
+    asked = true
     await released
   })()
   const io: CliIO = {
@@ -77,6 +81,9 @@ const harness = (chunks: ReadonlyArray<string>, opts: { tty?: boolean; closedAft
       for (const h of handlers.get(s) ?? []) h()
     },
     end: () => release(),
+    drained: async () => {
+      for (let t = 0; !asked && t < 20_000; t += 10) await sleep(10)
+    },
   }
 }
 
@@ -147,7 +154,8 @@ describe('Ctrl-C prints the open run as replay prints the same records', () => {
     expect(doc.endsWith('}')).toBe(true)
     const h = harness([doc.slice(0, 1000), doc.slice(1000)])
     const done = main(['watch', '--json'], h.io)
-    await sleep(300)
+    await h.drained()
+    await sleep(100)
     h.signal('SIGINT')
     expect(await done).toBe(1)
     const replayed = await runCli(['replay', '--json', '-'], doc)
@@ -164,7 +172,8 @@ describe('Ctrl-C prints the open run as replay prints the same records', () => {
   it('a last record that is whole JSON but lacks its newline is read; a half-written one is not', async () => {
     const whole = harness([...answeredRun, openRun[0] as string, (openRun[1] as string).trimEnd()])
     const done = main(['watch', '--json'], whole.io)
-    await sleep(300)
+    await whole.drained()
+    await sleep(100)
     whole.signal('SIGINT')
     expect(await done).toBe(1)
     const kinds = (out: string): Array<unknown> =>
@@ -175,7 +184,8 @@ describe('Ctrl-C prints the open run as replay prints the same records', () => {
     expect(kinds(whole.stdout())).toStrictEqual([{ kind: 'answered' }, { kind: 'unfinished', lastEventType: 'assistant/message' }])
     const half = harness([...answeredRun, openRun[0] as string, (openRun[1] as string).slice(0, 40)])
     const halfDone = main(['watch', '--json'], half.io)
-    await sleep(300)
+    await half.drained()
+    await sleep(100)
     half.signal('SIGINT')
     expect(await halfDone).toBe(1)
     expect(kinds(half.stdout())).toStrictEqual([{ kind: 'answered' }, { kind: 'unfinished', lastEventType: 'turn/start' }])
