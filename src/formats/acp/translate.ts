@@ -465,16 +465,6 @@ export const acpText = (s: AcpState, line: number | undefined, unterminated: boo
  * after runs, the fold gives them to the last run (replay) or to the notes (live).
  * @internal
  */
-/**
- * The input failed while being read: the turns whose `session/prompt` response arrived are over (the one waiting
- * for a trailing `usage_update` too); a turn still open is left open, its end unknown.
- * @internal
- */
-export const acpFailed = (s: AcpState, emit: Emit): void => {
-  flushClosing(s, emit)
-  for (const k of Object.keys(s.turns)) if ((s.turns[k] as AcpTurn).closed) finalize(s, Number(k.slice(1)), emit)
-}
-
 export const acpEnd = (s: AcpState, emit: Emit): void => {
   flushClosing(s, emit)
   for (const k of Object.keys(s.turns)) {
@@ -486,4 +476,14 @@ export const acpEnd = (s: AcpState, emit: Emit): void => {
   s.lobby = emptyNotes()
   emitNotes(emit, null, lobby)
   emitDropped(emit, null, lobby.dropped)
+}
+
+/**
+ * The input failed while being read: the turns whose `session/prompt` response arrived are over (the one waiting
+ * for a trailing `usage_update` too); a turn still open is left open, its end unknown.
+ * @internal
+ */
+export const acpFailed = (s: AcpState, emit: Emit): void => {
+  flushClosing(s, emit)
+  for (const k of Object.keys(s.turns)) if ((s.turns[k] as AcpTurn).closed) finalize(s, Number(k.slice(1)), emit)
 }
