@@ -7,6 +7,7 @@ import { constants, createReadStream, open as openFd } from 'node:fs'
 import { open, stat } from 'node:fs/promises'
 import { Socket } from 'node:net'
 import { isSuccess } from '../core/RunEnding.js'
+import type { ProtocolError } from '../core/ProtocolError.js'
 import type { RunResult } from '../core/RunResult.js'
 import { formats } from '../formats/index.js'
 import { QUIET_MS, type LineReader } from '../formats/types.js'
@@ -518,6 +519,12 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
     clearStatus()
     io.stderr.write(`run-outcome watch: ${forTerminal(message)}\n`)
   }
+  /** A protocol error as replay reports it (SPEC §1): one line, and with --json the error as JSON too; exit 3. */
+  const protocolError = (e: ProtocolError): number => {
+    noteLine(`protocol error: ${e.message}`)
+    if (v.json) io.stderr.write(`${escapeC1(JSON.stringify(e.toJSON()))}\n`)
+    return EXIT.protocol
+  }
   if (kind === 'file' && (await documentFile(input))) {
     // a JSON document is written whole again as its session goes on: read whole at each change (cli/watchDocument.ts)
     onStop = (): void => {
@@ -539,12 +546,9 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
         },
         note: noteLine,
       })
+      if (r.error !== undefined) return protocolError(r.error)
       if (r.failure === undefined) return code
       noteLine(r.failure)
-      if (r.error !== undefined) {
-        if (v.json) io.stderr.write(`${escapeC1(JSON.stringify(r.error.toJSON()))}\n`)
-        return EXIT.protocol
-      }
       return worst(code, EXIT.usage)
     } finally {
       wake.resolve?.()
@@ -605,12 +609,7 @@ export const watchCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
       })
       // stopped before a record came: the input was not found empty, it was not read to its end
       for (const n of outcome.notes) noteLine(n === EMPTY_INPUT_NOTE && interrupted ? 'stopped before any record was read' : n)
-      if (outcome.error !== undefined) {
-        noteLine(`protocol error: ${outcome.error.message}`)
-        // with --json, the error as JSON too, as replay --json gives it (SPEC §1)
-        if (v.json) io.stderr.write(`${escapeC1(JSON.stringify(outcome.error.toJSON()))}\n`)
-        return EXIT.protocol
-      }
+      if (outcome.error !== undefined) return protocolError(outcome.error)
       if (!gen.reset() || interrupted) break
       reader = undefined
     }

@@ -67,10 +67,10 @@ export interface DocumentWatch {
 /** The version of the file last read: a new one is read whole. */
 const versionOf = (st: { ino: number; size: number; mtimeMs: number; ctimeMs: number }): string => `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`
 
-/** How {@link watchDocument} ended: `failure` says why the file could not be read as a document (exit 2, or 3 with `error`). */
+/** How {@link watchDocument} ended: `failure` says why the file could not be read as a document (exit 2). */
 export interface DocumentWatchEnd {
   readonly failure?: string
-  /** The protocol error of a native document (`--format native`): watch exits 3, as replay does. */
+  /** The protocol error of a native document (`--format native`): watch reports it as replay does, exit 3. */
   readonly error?: ProtocolError
 }
 
@@ -139,7 +139,7 @@ export const watchDocument = async (w: DocumentWatch): Promise<DocumentWatchEnd>
     } catch (e) {
       return again(e instanceof ReplayError ? e.message : `${w.path} could not be read`)
     }
-    if (outcome.error !== undefined) return { failure: `protocol error: ${outcome.error.message}`, error: outcome.error }
+    if (outcome.error !== undefined) return { error: outcome.error }
     for (const n of outcome.notes) {
       if (!noted.has(n)) w.note(n)
       noted.add(n)
