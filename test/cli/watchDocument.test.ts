@@ -24,6 +24,13 @@ const session = JSON.parse(readFileSync(new URL('../fixtures/gemini-session/sess
 /** The session as Gemini CLI wrote it after its first `k` messages (pretty-printed, no final newline). */
 const version = (k: number): string => JSON.stringify({ ...session, messages: session.messages.slice(0, k) }, null, 2)
 
+/** A session file in a folder of its own, holding `text` at first. */
+const sessionFile = (text: string): string => {
+  const file = join(mkdtempSync(join(tmpdir(), 'ro-watch-doc-')), 'session.json')
+  writeFileSync(file, text)
+  return file
+}
+
 const watching = (path: string, extra: ReadonlyArray<string> = []) => {
   let out = ''
   let err = ''
@@ -61,16 +68,14 @@ const watching = (path: string, extra: ReadonlyArray<string> = []) => {
 describe('watch on a JSON document written whole again', () => {
   for (const how of ['in place', 'by a rename'] as const) {
     it(`${how}: each run once, as it becomes final; the last at Ctrl-C; all as replay gives the final document`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'ro-watch-doc-'))
-      const file = join(dir, 'session.json')
+      const file = sessionFile(version(5))
       const write = (text: string): void => {
         if (how === 'in place') writeFileSync(file, text)
         else {
-          writeFileSync(join(dir, 'next.json'), text)
-          renameSync(join(dir, 'next.json'), file)
+          writeFileSync(`${file}.next`, text)
+          renameSync(`${file}.next`, file)
         }
       }
-      writeFileSync(file, version(5))
       const w = watching(file)
       // two prompts: the first run is final, the second still open
       await until(() => w.kinds().length > 0)
@@ -94,9 +99,7 @@ describe('watch on a JSON document written whole again', () => {
   }
 
   it('emptied for a rewrite and seen empty: no run printed twice (second attack)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ro-watch-doc-'))
-    const file = join(dir, 'session.json')
-    writeFileSync(file, version(8))
+    const file = sessionFile(version(8))
     const w = watching(file)
     await until(() => w.kinds().length > 1)
     // what `cat new > file` does: truncate, a pause a poll can fall in, then the write
@@ -112,9 +115,7 @@ describe('watch on a JSON document written whole again', () => {
   })
 
   it('another session written over it: read from its start, with a note; a rewound one: nothing printed twice', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ro-watch-doc-'))
-    const file = join(dir, 'session.json')
-    writeFileSync(file, version(8))
+    const file = sessionFile(version(8))
     const w = watching(file)
     await until(() => w.kinds().length > 1)
     // rewound to two prompts: the two runs printed stay as they were
@@ -132,9 +133,7 @@ describe('watch on a JSON document written whole again', () => {
   })
 
   it('--format native: the protocol error replay gives, exit 3 (second attack)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ro-watch-doc-'))
-    const file = join(dir, 'session.json')
-    writeFileSync(file, version(18))
+    const file = sessionFile(version(18))
     const w = watching(file, ['--format', 'native'])
     expect(await w.done).toBe(3)
     expect(w.stdout()).toBe('')
@@ -144,10 +143,8 @@ describe('watch on a JSON document written whole again', () => {
   })
 
   it('caught half-written, then whole: no error, the runs as they end', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ro-watch-doc-'))
-    const file = join(dir, 'session.json')
     const whole = version(18)
-    writeFileSync(file, whole.slice(0, Math.floor(whole.length / 2)))
+    const file = sessionFile(whole.slice(0, Math.floor(whole.length / 2)))
     const w = watching(file)
     await sleep(200)
     expect(w.kinds()).toStrictEqual([])
@@ -161,9 +158,7 @@ describe('watch on a JSON document written whole again', () => {
   })
 
   it('never a whole document: exit 2 at Ctrl-C, saying why', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ro-watch-doc-'))
-    const file = join(dir, 'session.json')
-    writeFileSync(file, version(18).slice(0, 400))
+    const file = sessionFile(version(18).slice(0, 400))
     const w = watching(file)
     await sleep(200)
     await w.interrupt()
