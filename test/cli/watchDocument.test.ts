@@ -65,6 +65,18 @@ const watching = (path: string, extra: ReadonlyArray<string> = []) => {
   }
 }
 
+/**
+ * Ctrl-C, then what the whole session shows: exit 1 (its second run was stopped), its three runs each printed
+ * once, the output `replay` prints for the final file, and nothing on stderr.
+ */
+const stopsAsReplay = async (w: ReturnType<typeof watching>, file: string): Promise<void> => {
+  await w.interrupt()
+  expect(await w.done).toBe(1)
+  expect(w.kinds()).toStrictEqual(['answered', 'stopped', 'answered'])
+  expect(w.stdout()).toBe((await runCli(['replay', '--json', file])).stdout)
+  expect(w.stderr()).toBe('')
+}
+
 describe('watch on a JSON document written whole again', () => {
   for (const how of ['in place', 'by a rename'] as const) {
     it(`${how}: each run once, as it becomes final; the last at Ctrl-C; all as replay gives the final document`, async () => {
@@ -90,11 +102,7 @@ describe('watch on a JSON document written whole again', () => {
       await until(() => w.kinds().length > 1)
       await sleep(200)
       expect(w.kinds()).toStrictEqual(['answered', 'stopped'])
-      await w.interrupt()
-      expect(await w.done).toBe(1)
-      expect(w.kinds()).toStrictEqual(['answered', 'stopped', 'answered'])
-      expect(w.stdout()).toBe((await runCli(['replay', '--json', file])).stdout)
-      expect(w.stderr()).toBe('')
+      await stopsAsReplay(w, file)
     })
   }
 
@@ -107,11 +115,7 @@ describe('watch on a JSON document written whole again', () => {
     await sleep(150)
     writeFileSync(file, version(18))
     await sleep(300)
-    await w.interrupt()
-    expect(await w.done).toBe(1)
-    expect(w.kinds()).toStrictEqual(['answered', 'stopped', 'answered'])
-    expect(w.stdout()).toBe((await runCli(['replay', '--json', file])).stdout)
-    expect(w.stderr()).toBe('')
+    await stopsAsReplay(w, file)
   })
 
   it('another session written over it: read from its start, with a note; a rewound one: nothing printed twice', async () => {
