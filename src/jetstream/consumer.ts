@@ -414,6 +414,15 @@ const FETCH_EXPIRES_MS = 3000
 const MAX_CHAIN = 64
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref())
+/** How long start-up keeps asking again when the server is too busy to answer a set-up request in time. */
+const SETUP_PATIENCE_MS = 60_000
+/** JetStream's "system temporarily unavailable" (no meta leader yet, e.g. a cluster still starting). */
+const TEMPORARILY_UNAVAILABLE = 10008
+/**
+ * A request the server did not answer in time (the clients' `TimeoutError`, after their 5 s) or a JetStream
+ * that is not ready yet: worth asking again. Anything else (a refusal, a closed connection) is not.
+ */
+const isBusyServer = (e: unknown): boolean => (e instanceof Error && e.name === 'TimeoutError') || apiCode(e) === TEMPORARILY_UNAVAILABLE
 
 interface AckInfo {
   deliveryCount: number
@@ -450,9 +459,13 @@ export const ackInfo = (reply: string): AckInfo | null => {
  * are applied once, in stream order. A worker killed at any point loses nothing: its partitions are taken over
  * once its lease runs out, from their last snapshot, by a new consumer that delivers from there at once.
  *
+ * A set-up request that a busy server does not answer in time (or a JetStream with no meta leader yet) is
+ * asked again, with a warning each time, for up to 60 s: the set-up only creates what is missing, so asking
+ * twice changes nothing.
+ *
  * **Fails with** {@link ConsumeSetupError} for bad options, an unreachable server, a topology that cannot be
- * set up or a partition count that differs from the pinned one, and `MissingNatsClientsError` when the
- * optional NATS packages are not installed.
+ * set up (still unanswered after those 60 s) or a partition count that differs from the pinned one, and
+ * `MissingNatsClientsError` when the optional NATS packages are not installed.
  * @since 0.1.0
  */
 export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsClients): Promise<RunningConsumer> => {
@@ -478,16 +491,25 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       throw new ConsumeSetupError(`cannot connect to ${servers.join(',')}: ${shortMessage(e)}`)
     }
   }
-  let js: JetStreamClient
+  const js: JetStreamClient = clients.jetstream.jetstream(nc)
   let jsm: JetStreamManager
   let topo: Topology
-  try {
-    js = clients.jetstream.jetstream(nc)
-    jsm = await clients.jetstream.jetstreamManager(nc)
-    topo = await ensureTopology(clients, js, jsm, cfg, warn)
-  } catch (e) {
-    if (owned) await nc.close().catch(() => undefined)
-    throw e instanceof ConsumeSetupError ? e : new ConsumeSetupError(`cannot set up JetStream: ${shortMessage(e)}`)
+  // every step of the set-up is idempotent, so a request the server did not answer in time is asked again
+  const patience = Date.now() + SETUP_PATIENCE_MS
+  for (let attempt = 0; ; attempt++) {
+    try {
+      jsm = await clients.jetstream.jetstreamManager(nc)
+      topo = await ensureTopology(clients, js, jsm, cfg, warn)
+      break
+    } catch (e) {
+      if (!(e instanceof ConsumeSetupError) && isBusyServer(e) && Date.now() < patience) {
+        warn(`JetStream did not answer the set-up in time (${shortMessage(e)}); asking again`)
+        await sleep(Math.min(RETRY_MS * 2 ** attempt, 4000))
+        continue
+      }
+      if (owned) await nc.close().catch(() => undefined)
+      throw e instanceof ConsumeSetupError ? e : new ConsumeSetupError(`cannot set up JetStream: ${shortMessage(e)}`)
+    }
   }
   const { stateKv } = topo
   const { AckPolicy, DeliverPolicy } = clients.jetstream

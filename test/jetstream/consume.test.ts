@@ -532,6 +532,44 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     expect(await readSnapshotLines(jsm, 'INDEXED', head.commit as never)).toStrictEqual(lines)
   }, 30_000)
 
+  it('a server too busy to answer the set-up in time (stopped with SIGSTOP for 6.5 s): asked again, and the worker folds', async () => {
+    const names = {
+      stream: 'BUSY',
+      subjects: 'busy.*.events',
+      durable: 'busy',
+      results: 'BUSY_RESULTS',
+      state: 'BUSY_STATE',
+      snapshots: 'BUSY_SNAPSHOTS',
+      partitions: 1,
+    }
+    const warnings: Array<string> = []
+    const paused = server.proc()
+    paused.kill('SIGSTOP')
+    // the clients give up on a request after 5 s: the first set-up request times out, a later one is answered
+    const resumed = sleep(6500).then(() => paused.kill('SIGCONT'))
+    let c: RunningConsumer
+    try {
+      c = await startConsumer({ connection: server.nc, ...names, progressIntervalMs: 0, onWarning: (w) => warnings.push(w) })
+    } finally {
+      await resumed
+    }
+    consumers.push(c)
+    expect(warnings[0]).toBe('JetStream did not answer the set-up in time (timeout); asking again')
+    expect(c.created).toStrictEqual(['stream BUSY', 'stream BUSY_SNAPSHOTS', 'bucket BUSY_RESULTS', 'bucket BUSY_STATE'])
+    const events = sessionEvents('b-1', prng(12))
+    const subject = partitionedSubjectFor('busy.*.events', 'b-1', 1)
+    await publishAll(
+      server.nc,
+      events.map((e) => ({ subject, payload: JSON.stringify(e) })),
+    )
+    await waitFor(async () => c.stats().events === events.length, 30_000, 'every event')
+    await c.stop()
+    const stored = await readBucket(server.nc, 'BUSY_RESULTS')
+    const want = expectedRuns(events)
+    expect(stored.size).toBe(want.length)
+    want.forEach((r, i) => expect(stored.get(resultKey('b-1', i + 1))).toStrictEqual(r))
+  }, 60_000)
+
   it('consume exits 2 with one line when the server cannot be reached', async () => {
     const w = spawnWorker(['--server', 'nats://127.0.0.1:1'])
     workers.push(w)
