@@ -374,6 +374,8 @@ const itemCost = (
 ): number | null => {
   if (costUsd !== undefined) return costUsd
   const est = ctx?.estimate
+  // all-zero usage is how a stream that dropped its usage reports it (K4: interrupted Claude Code messages, a
+  // Gemini error's stats): an estimate would make that $0 and the cost look complete, so it stays unknown
   if (est === undefined || isZero(b)) return null
   let v: number | undefined
   try {
