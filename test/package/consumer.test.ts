@@ -125,7 +125,7 @@ describe('the packed package in a fresh consumer', () => {
     // A copy of what a clean clone has, so `prepack` builds dist/ from the sources alone (and leaves the
     // checkout's dist/, which other tests run, alone). node_modules is shared for the compiler.
     const pkg = join(tmp, 'pkg')
-    for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'src', 'scripts', 'native']) {
+    for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs', 'src', 'scripts', 'native']) {
       if (existsSync(join(repoRoot, f))) cpSync(join(repoRoot, f), join(pkg, f), { recursive: true })
     }
     symlinkSync(join(repoRoot, 'node_modules'), join(pkg, 'node_modules'), 'dir')
@@ -224,7 +224,7 @@ describe('the packed package in a fresh consumer', () => {
     expect(code.filter((f) => selfImport.test(withoutComments(readFileSync(join(s.installed, f), 'utf8'))))).toStrictEqual([])
   })
 
-  it('the tarball holds dist/, src/, the README, the licence and the changelog, and no tests', (ctx) => {
+  it('the tarball holds dist/, src/, docs/, the README, the licence and the changelog, and no tests', (ctx) => {
     const s = ready(ctx)
     const files = filesUnder(s.installed)
     for (const f of [
@@ -251,6 +251,12 @@ describe('the packed package in a fresh consumer', () => {
       expect(files).toContain(f)
     }
     if (existsSync(join(repoRoot, 'CHANGELOG.md'))) expect(files).toContain('CHANGELOG.md')
+    // what the README links to, and what the CLI's messages point at (docs/scale-out.md), is in the package too
+    const readme = readFileSync(join(s.installed, 'README.md'), 'utf8')
+    const linked = [...readme.matchAll(/\]\((docs\/[^)#\s]+)/g)].map((m) => (m[1] as string).replace(/\/$/, ''))
+    expect(linked.length).toBeGreaterThan(5)
+    expect(linked.filter((l) => !files.some((f) => f === l || f.startsWith(`${l}/`)))).toStrictEqual([])
+    expect(files).toContain('docs/scale-out.md')
     // the skim kernel's source, and its build for this platform where the checkout's build made one
     expect(files).toContain('native/skim.c')
     if (existsSync(join(repoRoot, 'dist/native', NATIVE_SKIM_FILE))) expect(files).toContain(`dist/native/${NATIVE_SKIM_FILE}`)
