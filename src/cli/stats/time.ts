@@ -42,11 +42,21 @@ export const checkTimeZone = (zone: string): string | undefined => {
   }
 }
 
-/** The machine's time zone: `TZ` when it names one, else what `Intl` resolves. @since 0.2.0 */
+/**
+ * The machine's time zone: `TZ` when it names one (`UTC` when it is set but empty, as POSIX reads it), else
+ * what `Intl` resolves when that is a zone `Intl` itself accepts, else `UTC`. Node resolves an empty `TZ` as
+ * `Etc/Unknown`, a name its own formatters refuse.
+ * @since 0.2.0
+ */
 export const machineTimeZone = (env: Readonly<Record<string, string | undefined>>): string => {
   const tz = env['TZ']
-  const fromEnv = tz !== undefined ? checkTimeZone(tz.replace(/^:/, '')) : undefined
-  return fromEnv ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC'
+  if (tz !== undefined) {
+    const name = tz.replace(/^:/, '')
+    if (name.trim() === '') return 'UTC'
+    const fromEnv = checkTimeZone(name)
+    if (fromEnv !== undefined) return fromEnv
+  }
+  return checkTimeZone(Intl.DateTimeFormat().resolvedOptions().timeZone ?? '') ?? 'UTC'
 }
 
 /**
