@@ -14,7 +14,7 @@ import { formats } from '../formats/index.js'
 import { attachSubagents, hasSubagentFilesSync } from '../node/claudeSubagents.js'
 import { skippedSubagentEntriesSync } from '../node/claudeSubagentFiles.js'
 import { LINE_CAP_TEXT } from '../io/lines.js'
-import { ALREADY_READ, listLogPaths } from '../node/files.js'
+import { ALREADY_READ, isReadWithNamedSession, listLogPaths, READ_WITH_SESSION } from '../node/files.js'
 import { FILE_CHUNK_BYTES, ReplayError, replayStream } from '../node/replay.js'
 import { checkAccept, checkFormat, commonOptions, parseCommand } from './args.js'
 import { EXIT, outputWidth, safeJson, worst, type CliIO } from './io.js'
@@ -88,6 +88,8 @@ interface Options {
   readonly tally: { runs: number; printed: number }
   /** Files (`dev:ino`) read so far in this invocation: one reached again through another input is read once. */
   readonly seenFiles: Set<string>
+  /** Every path given: a subagent transcript whose session is among them is read with it, not on its own. */
+  readonly inputs: ReadonlyArray<string>
   /**
    * The Claude Code records read so far from the folders of this invocation: a session copied from one folder to
    * another (`~/.claude/projects` and `~/.config/claude/projects`, or two folders given) counts once (K15).
@@ -172,6 +174,7 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
     skips: { named: 0, more: 0 },
     tally: { runs: 0, printed: 0 },
     seenFiles: new Set<string>(),
+    inputs: [],
     records: new SeenRecords(),
   }
   let inputs = parsed.positionals.length > 0 ? parsed.positionals : ['-']
@@ -192,6 +195,7 @@ export const replayCommand = async (argv: ReadonlyArray<string>, io: CliIO): Pro
     options = { ...options, usual: { home, inputs: new Set(inputs), notThere: notThereLine(all, home) } }
   }
   let code: number = EXIT.ok
+  options = { ...options, inputs }
   for (const input of inputs) code = worst(code, await replayInput(input, options, io))
   flushMoreSkipped(io, options)
   // the usual places held no log: what was not there, and what to do (as stats says it)
@@ -215,6 +219,11 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
         noteSkipped(io, options, input, ALREADY_READ)
         return EXIT.ok
       }
+      // `replay s.jsonl s/subagents/a.jsonl`: the session's replay reads it as its child; on its own it would count twice
+      if (isReadWithNamedSession(input, options.inputs)) {
+        noteSkipped(io, options, input, READ_WITH_SESSION)
+        return EXIT.ok
+      }
       options.seenFiles.add(id)
     }
   } catch (e) {
@@ -231,8 +240,13 @@ const replayInput = async (input: string, options: Options, io: CliIO): Promise<
       again++
       noteSkipped(io, options, p, ALREADY_READ)
     },
+    // `replay proj/*` names `s.jsonl` and `s/`: the subagent files in `s/` are read with `s.jsonl`, silently
+    inputs: options.inputs,
+    onReadWithSession: () => {
+      again++
+    },
   })
-  // every file was read already through an earlier input (`d ./d`): nothing new, and nothing wrong
+  // every file was read already through an earlier input (`d ./d`), or is read with its session: nothing new, and nothing wrong
   if (files.length === 0 && again > 0) return EXIT.ok
   if (files.length === 0) {
     const shown = options.usual?.inputs.has(input) === true ? forTerminal(tilde(input, options.usual.home)) : display(input)

@@ -18,7 +18,7 @@ import { isEndingKind, type EndingKind } from '../core/RunEnding.js'
 import { msFromIso } from '../core/time.js'
 import { FORMAT_NAMES } from '../formats/names.js'
 import { LINE_CAP_TEXT } from '../io/lines.js'
-import { listLogPaths, SKIPPED } from '../node/files.js'
+import { isReadWithNamedSession, listLogPaths, SKIPPED } from '../node/files.js'
 import { findLogHomes, homeOf, tilde, type LogHome } from '../node/homes.js'
 import { PRICE_DATA_VERSION, PRICE_PACKAGE, priceDataOf, type EstimateSettings } from '../prices/genaiPrices.js'
 import { estimateSettings, SKIPPED_NAMED } from './estimates.js'
@@ -405,8 +405,12 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
   // files (`dev:ino`) listed so far: one reached again through another input (`d ./d`, a folder and its parent,
   // a second link) is read once; a name that is not valid UTF-8 is read by its bytes
   const seenFiles = new Set<string>()
+  // `stats proj/*` names `s.jsonl` and `s/`: the subagent files in `s/` are read with `s.jsonl`, not on their own
+  const given = parsed.positionals
   const list = async (dir: string): Promise<Array<UnitFile>> =>
-    (await listLogPaths(dir, folderSkip, { seen: seenFiles })).map((f) => (typeof f.path === 'string' ? f.path : { path: f.path, label: f.label }))
+    (await listLogPaths(dir, folderSkip, { seen: seenFiles, inputs: given })).map((f) =>
+      typeof f.path === 'string' ? f.path : { path: f.path, label: f.label },
+    )
   // with no path: what to say when the usual places hold no log at all
   let noLogsHint = ''
   if (parsed.positionals.length === 0) {
@@ -440,7 +444,7 @@ export const statsCommand = async (argv: ReadonlyArray<string>, io: CliIO): Prom
         const st = await stat(p)
         const id = `${st.dev}:${st.ino}`
         if (st.isDirectory()) kinds.push('dir')
-        else if (seenFiles.has(id)) kinds.push('again')
+        else if (seenFiles.has(id) || isReadWithNamedSession(p, given)) kinds.push('again')
         else {
           seenFiles.add(id)
           kinds.push('file')

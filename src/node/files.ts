@@ -37,34 +37,59 @@ const isInside = (root: string, p: string): boolean => {
   return r === '' || (!r.startsWith(`..${sep}`) && r !== '..' && !isAbsolute(r))
 }
 
-/**
- * `true` for a Claude Code subagent transcript `<dir>/<session>/subagents/<file>.jsonl` whose parent
- * `<dir>/<session>.jsonl` exists: it is read with its parent session (SPEC §1), not on its own. With `root`
- * (the folder being listed), only when that parent session file lies inside `root` too — a `subagents` folder
- * (or a session folder) given by itself is read file by file.
- * @since 0.1.0
- */
-export const isClaudeSubagentFile = async (path: string, root?: string): Promise<boolean> => {
+/** The parent session file `<dir>/<session>.jsonl` of a subagent transcript `<dir>/<session>/subagents/<file>`, else `undefined`. */
+const parentSessionOf = (path: string): string | undefined => {
   const sub = dirname(path)
-  if (basename(sub) !== 'subagents') return false
-  const sessionDir = dirname(sub)
-  const session = `${sessionDir}.jsonl`
-  if (root !== undefined && !isInside(root, session)) return false
-  return exists(session)
+  return basename(sub) === 'subagents' ? `${dirname(sub)}.jsonl` : undefined
 }
 
-/** {@link isClaudeSubagentFile} with a synchronous look at the session file. */
-const isClaudeSubagentFileSync = (path: string, root?: string): boolean => {
-  const sub = dirname(path)
-  if (basename(sub) !== 'subagents') return false
-  const sessionDir = dirname(sub)
-  const session = `${sessionDir}.jsonl`
-  if (root !== undefined && !isInside(root, session)) return false
+/** `true` when `session` is one of `inputs` or lies inside one of them (a folder). */
+const namedIn = (session: string, inputs: ReadonlyArray<string> | undefined): boolean =>
+  inputs?.some((i) => i !== '-' && isInside(i, session)) === true
+
+const existsSync = (p: string): boolean => {
   try {
-    return statSync(session, { throwIfNoEntry: false }) !== undefined
+    return statSync(p, { throwIfNoEntry: false }) !== undefined
   } catch {
     return false
   }
+}
+
+/**
+ * `true` for a Claude Code subagent transcript `<dir>/<session>/subagents/<file>.jsonl` whose parent
+ * `<dir>/<session>.jsonl` exists: it is read with its parent session (SPEC §1), not on its own. With `root`
+ * (the folder being listed), only when that parent session file lies inside `root` too, or is one of `inputs`
+ * or inside one of them (the other paths named with it: `replay proj/*` names both `s.jsonl` and `s/`) — a
+ * `subagents` folder (or a session folder) given without its session is read file by file.
+ * @since 0.1.0
+ */
+export const isClaudeSubagentFile = async (path: string, root?: string, inputs?: ReadonlyArray<string>): Promise<boolean> => {
+  const session = parentSessionOf(path)
+  if (session === undefined) return false
+  if (root !== undefined && !isInside(root, session) && !namedIn(session, inputs)) return false
+  return exists(session)
+}
+
+/**
+ * {@link isClaudeSubagentFile} with a synchronous look at the session file, and why: its session lies inside
+ * `root` (`'inside'`), or is named with it (`'named'`); `undefined` when it is read on its own.
+ */
+const subagentFileSync = (path: string, root: string, inputs: ReadonlyArray<string> | undefined): 'inside' | 'named' | undefined => {
+  const session = parentSessionOf(path)
+  if (session === undefined) return undefined
+  const why = isInside(root, session) ? 'inside' : namedIn(session, inputs) ? 'named' : undefined
+  return why !== undefined && existsSync(session) ? why : undefined
+}
+
+/**
+ * `true` for a subagent transcript named by itself (a file argument) whose parent session file exists and is
+ * also named, or lies inside a folder that is (`inputs`: every path given): the parent's replay reads it as its
+ * child, so read on its own too it would count twice.
+ * @since 0.3.0
+ */
+export const isReadWithNamedSession = (path: string, inputs: ReadonlyArray<string>): boolean => {
+  const session = parentSessionOf(path)
+  return session !== undefined && namedIn(session, inputs) && existsSync(session)
 }
 
 /** How long the synchronous listing runs before it lets the event loop turn (milliseconds). */
@@ -103,7 +128,17 @@ export interface ListOptions {
   readonly seen?: Set<string>
   /** Receives each file left out because it was already listed. */
   readonly onDuplicate?: (label: string) => void
+  /**
+   * Every path named with this one (files and folders): a subagent transcript whose parent session is among them,
+   * or inside one of them, is left out too — the parent reads it (see {@link isClaudeSubagentFile}).
+   */
+  readonly inputs?: ReadonlyArray<string>
+  /** Receives each subagent transcript left out because its session is named too (`inputs`). */
+  readonly onReadWithSession?: (label: string) => void
 }
+
+/** Why a subagent transcript named (or listed) with its session is not read on its own. @since 0.3.0 */
+export const READ_WITH_SESSION = 'read with its session, which is named too (a subagent transcript)'
 
 /** The name as a string when it is valid UTF-8 (it then opens by that string), else `undefined`. */
 const utf8 = (b: Buffer): string | undefined => {
@@ -143,7 +178,7 @@ const child = (d: string | Buffer, name: Buffer): string | Buffer => {
 
 /**
  * Every log file under `dir`, recursively, in sorted order (`.git` and `node_modules` skipped), without Claude
- * Code subagent files that belong to a parent session inside `dir`, following symbolic links (each folder read
+ * Code subagent files that belong to a parent session inside `dir` or named with it (`options.inputs`), following symbolic links (each folder read
  * once). Unreadable folders, broken links, a folder reached a second time and a log's name on something that
  * is not a regular file (a FIFO) are reported to `onSkip`. Paths whose name is not valid UTF-8 are `Buffer`s. Never rejects.
  * @since 0.2.0
@@ -205,7 +240,9 @@ export const listLogPaths = async (dir: string, onSkip: (path: string, why: stri
         if (name === '.git' || name === 'node_modules') continue
         await walk(p, pLabel)
       } else if (isFile && isLogFileName(name)) {
-        if (text !== undefined && isClaudeSubagentFileSync(text, dir)) continue
+        const withSession = text !== undefined ? subagentFileSync(text, dir, options.inputs) : undefined
+        if (withSession === 'named') options.onReadWithSession?.(pLabel)
+        if (withSession !== undefined) continue
         await breathe()
         try {
           const st = statSync(p)
