@@ -19,6 +19,15 @@ describe('wrapParts', () => {
     expect(out.split('\n').every((l) => textWidth(l) <= 60)).toBe(true)
   })
 
+  it('keeps the lines of a part wrapped already; the next part follows its last line (stats at COLUMNS=20 wrote lines of one space)', () => {
+    const cost = wrapParts(['cost ~$2.54 estimated (17 runs)'], 20, '  ', ' ')
+    expect(cost).toBe('cost ~$2.54\n  estimated (17\n  runs)')
+    const out = wrapParts([cost, '1 run unknown'], 20, '  ')
+    expect(out).toBe('cost ~$2.54\n  estimated (17\n  runs)\n  1 run unknown')
+    expect(out.split('\n').every((l) => l.trim() !== '' && textWidth(l) <= 20)).toBe(true)
+    expect(wrapParts([cost, 'x'], 20, '  ')).toBe('cost ~$2.54\n  estimated (17\n  runs) · x')
+  })
+
   it('cuts only a word wider than a line', () => {
     expect(wrapParts(['x', 'abcdefghijklmnop'], 10)).toBe('x\nabcdefghi…')
   })

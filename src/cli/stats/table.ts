@@ -203,7 +203,8 @@ const draw = (columns: ReadonlyArray<Column>, rows: ReadonlyArray<ReadonlyArray<
 /**
  * Joins parts with `sep`, breaking the line between parts so none is wider than `width` display columns
  * (continuations start with `indent`). A part too wide for a line of its own is broken at its spaces; only a word
- * wider than a line is cut with `…`. Without a width, one line.
+ * wider than a line is cut with `…`. A part holding line breaks (wrapped already) keeps its lines, and the next
+ * part follows its last line. Without a width, one line.
  * @since 0.3.0
  */
 export const wrapParts = (parts: ReadonlyArray<string>, width: number | undefined, indent = '', sep = ' · '): string => {
@@ -218,6 +219,16 @@ export const wrapParts = (parts: ReadonlyArray<string>, width: number | undefine
     } else cur = next
   }
   for (const p of parts) {
+    // a part wrapped already (its lines fit): its lines kept as they are, the next part after its last
+    if (p.includes('\n')) {
+      const ls = p.split('\n')
+      add(ls[0] as string, sep)
+      for (const l of ls.slice(1)) {
+        lines.push(cur)
+        cur = l
+      }
+      continue
+    }
     // a part no line holds whole: its words, as parts of their own joined by spaces
     if (textWidth(`${indent}${p}`) > width && p.includes(' ')) {
       const words = p.split(' ')
