@@ -269,17 +269,13 @@ const topTable = (title: string, refs: ReadonlyArray<RunRef>, style: Style, home
   )
   // without a terminal width, long paths are still cut to keep the table readable
   const max = width ?? 140
-  const t = renderTable(cols, rows, { style, maxWidth: max })
-  // too narrow even when cut: drop the ending column
-  const out =
-    t ??
-    renderTable(
-      [cols[0] as Column, cols[2] as Column, cols[3] as Column],
-      rows.map((r) => [r[0] as Cell, r[2] as Cell, r[3] as Cell]),
-      { style, maxWidth: max },
-    ) ??
-    (renderTable(cols, rows, { style }) as string)
-  return `${out}\n`
+  let out = renderTable(cols, rows, { style, maxWidth: max })
+  // too narrow even when cut: drop the ending column; narrower still (COLUMNS=30): the narrowest that can be
+  // drawn, a few columns too wide, never the uncut table (wider than the one a wide terminal gets)
+  const three = [cols[0] as Column, cols[2] as Column, cols[3] as Column]
+  const threeRows = rows.map((r) => [r[0] as Cell, r[2] as Cell, r[3] as Cell])
+  for (let w = max; out === undefined && w <= 140; w++) out = renderTable(three, threeRows, { style, maxWidth: w })
+  return `${out ?? (renderTable(cols, rows, { style }) as string)}\n`
 }
 
 const skipWhy = (why: SkipReason | ListingSkip): string =>

@@ -44,8 +44,7 @@ const parentSessionOf = (path: string): string | undefined => {
 }
 
 /** `true` when `session` is one of `inputs` or lies inside one of them (a folder). */
-const namedIn = (session: string, inputs: ReadonlyArray<string> | undefined): boolean =>
-  inputs?.some((i) => i !== '-' && isInside(i, session)) === true
+const namedIn = (session: string, inputs: ReadonlyArray<string> | undefined): boolean => inputs?.some((i) => i !== '-' && isInside(i, session)) === true
 
 const existsSync = (p: string): boolean => {
   try {
