@@ -48,7 +48,7 @@ Options:
   -h, --help               show this help
 
 Exit status: 0 stopped by a signal; 2 usage error, missing NATS client packages, server unreachable,
-the connection lost, or a partition folded with another --format.
+the connection lost, or a --format or --partitions other than the deployment's (pinned by its first worker).
 
 Examples:
   nats-server -js -sd /tmp/js -c mapping.conf &

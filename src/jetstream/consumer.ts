@@ -72,11 +72,14 @@ export interface ConsumeOptions {
   readonly durable?: string
   /** KV bucket of the results (`<sessionKey>.<n>` → `RunResult` JSON). */
   readonly results?: string
-  /** KV bucket of the leases, heartbeats and the pinned partition count. */
+  /** KV bucket of the leases, heartbeats and the pinned partition count and format. */
   readonly state?: string
   /** Stream of the partitions' snapshot logs (subjects `<snapshots>.>`). */
   readonly snapshots?: string
-  /** Format of the records (`native`, `claude-code`, `codex`, `gemini`, `ai-sdk`, `acp`, `openai-agents`). Default native. */
+  /**
+   * Format of the records (`native`, `claude-code`, `codex`, `gemini`, `ai-sdk`, `acp`, `openai-agents`). Default
+   * native. Pinned in the state bucket with the partition count; a worker started with another format refuses to start.
+   */
   readonly format?: string
   /**
    * Partitions of the sessions: how many workers can share the work. Pinned in the state bucket by the first
@@ -151,7 +154,10 @@ export interface RunningConsumer {
    * this consumer opened it).
    */
   stop(): Promise<void>
-  /** Resolves after `stop()`; rejects if the connection closes for good or the deployment's format differs. */
+  /**
+   * Resolves after `stop()`; rejects if the connection closes for good or a partition's snapshot was folded with
+   * another format (a deployment pinned before its format was: start-up checks the others).
+   */
   readonly done: Promise<void>
   /** The resources this worker created because they did not exist (`stream AGENT_EVENTS`, `bucket RUN_STATE`, …). */
   readonly created: ReadonlyArray<string>
@@ -261,10 +267,13 @@ interface Topology {
 
 /**
  * Creates what is missing — the events stream (capturing the partitioned subjects), the snapshots stream, the
- * two KV buckets (history 1) and the pinned partition count — and leaves existing ones as they are.
- * Concurrent workers may race here: the server accepts an identical create twice, and the count is created once.
+ * two KV buckets (history 1) and the pinned configuration `{ partitions, format }` — and leaves existing ones as
+ * they are. Concurrent workers may race here: the server accepts an identical create twice, and the configuration
+ * is created once.
  *
- * **Throws** `ConsumeSetupError` when the pinned partition count differs from `cfg.partitions`.
+ * **Throws** `ConsumeSetupError` when the pinned partition count differs from `cfg.partitions`, or the pinned
+ * format from `cfg.translator.format` (a configuration without a format, pinned by an older version, is accepted
+ * as it is: each partition's snapshot is checked when it is taken).
  * @internal
  */
 export const ensureTopology = async (
@@ -313,26 +322,39 @@ export const ensureTopology = async (
   }
   const resultsKv = await bucket(cfg.results)
   const stateKv = await bucket(cfg.state)
-  // pin the partition count: every worker must read the same partitions
-  const pinnedCount = (e: Awaited<ReturnType<KV['get']>>): unknown =>
-    e === null || e.operation !== 'PUT' ? undefined : ((e.json() as { partitions?: unknown } | null)?.partitions ?? null)
-  let count = pinnedCount(await stateKv.get(configKey(cfg.durable)))
-  if (count === undefined) {
+  // pin the partition count and the format: every worker must read the same partitions, and fold them alike
+  const format = cfg.translator.format
+  const pinnedConfig = (e: Awaited<ReturnType<KV['get']>>): { partitions: unknown; format: unknown } | undefined => {
+    if (e === null || e.operation !== 'PUT') return undefined
+    const v = e.json() as { partitions?: unknown; format?: unknown } | null
+    return { partitions: v?.partitions ?? null, format: v?.format }
+  }
+  let pinned = pinnedConfig(await stateKv.get(configKey(cfg.durable)))
+  if (pinned === undefined) {
     try {
-      await stateKv.create(configKey(cfg.durable), JSON.stringify({ partitions: cfg.partitions }))
-      count = cfg.partitions
+      await stateKv.create(configKey(cfg.durable), JSON.stringify({ partitions: cfg.partitions, format }))
+      pinned = { partitions: cfg.partitions, format }
     } catch (e) {
       if (!isWrongLastSequence(e)) throw e
     }
   }
   // created by another worker just now: a read served by a replica (direct get) may not show it yet
-  for (let attempt = 0; count === undefined && attempt < 50; attempt++) {
+  for (let attempt = 0; pinned === undefined && attempt < 50; attempt++) {
     await sleep(100)
-    count = pinnedCount(await stateKv.get(configKey(cfg.durable)))
+    pinned = pinnedConfig(await stateKv.get(configKey(cfg.durable)))
   }
+  const count = pinned?.partitions
   if (count !== cfg.partitions) {
     throw new ConsumeSetupError(
       `the workers of ${cfg.durable} are pinned to ${typeof count === 'number' ? count : 'another'} partition(s), not ${cfg.partitions}; start every worker with --partitions ${typeof count === 'number' ? count : 'N'} (docs/scale-out.md says how to change it)`,
+    )
+  }
+  // a deployment pinned before the format was (no `format`) is checked per partition, at each snapshot's load
+  const pinnedFormat = pinned?.format
+  if (pinnedFormat !== undefined && pinnedFormat !== format) {
+    const shown = typeof pinnedFormat === 'string' ? pinnedFormat.slice(0, 40) : 'another'
+    throw new ConsumeSetupError(
+      `the workers of ${cfg.durable} are pinned to --format ${shown}, not ${format}; start every worker with --format ${typeof pinnedFormat === 'string' ? shown : 'NAME'} (another format needs its own --durable and stream: docs/scale-out.md §2)`,
     )
   }
   return { resultsKv, stateKv, created }
@@ -464,7 +486,7 @@ export const ackInfo = (reply: string): AckInfo | null => {
  * twice changes nothing.
  *
  * **Fails with** {@link ConsumeSetupError} for bad options, an unreachable server, a topology that cannot be
- * set up (still unanswered after those 60 s) or a partition count that differs from the pinned one, and
+ * set up (still unanswered after those 60 s) or a partition count or format that differs from the pinned one, and
  * `MissingNatsClientsError` when the optional NATS packages are not installed.
  * @since 0.1.0
  */

@@ -7,7 +7,7 @@
  * subjects `agents.<p>.*.events`; the worker that holds its lease folds them, through a consumer of its own.
  *
  * Leases and heartbeats are keys of the state bucket, per durable prefix (`_lease.<durable>.<p>` per
- * partition, `_workers.<durable>` for the heartbeats, `_config.<durable>` pinning the partition count). An
+ * partition, `_workers.<durable>` for the heartbeats, `_config.<durable>` pinning the partition count and format). An
  * owner rewrites its lease and bumps its heartbeat every third of the lease time; another worker calls a lease
  * or a heartbeat stale when it has not changed for a whole lease time **by its own clock**, so clocks of
  * different machines never need to agree. Leases only keep workers out of each other's way: what makes a
@@ -62,7 +62,7 @@ export const partitionOf = (sessionId: string, partitions: number): number => {
 export const leaseKey = (durable: string, p: number): string => `_lease.${durable}.${p}`
 /** KV key of the heartbeats of the workers using `durable`: `{ "<worker id>": <counter> }`, each bumping its own. @since 0.1.0 */
 export const workersKey = (durable: string): string => `_workers.${durable}`
-/** KV key pinning the partition count of the workers using `durable` (`{ partitions }`). @since 0.1.0 */
+/** KV key pinning the partition count and format of the workers using `durable` (`{ partitions, format }`). @since 0.1.0 */
 export const configKey = (durable: string): string => `_config.${durable}`
 
 /**

@@ -243,7 +243,7 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     expect([state.has('_lease.run-outcome.0'), state.has('_lease.run-outcome.1'), state.get('_config.run-outcome')]).toStrictEqual([
       false,
       false,
-      { partitions: 2 },
+      { partitions: 2, format: o.format },
     ])
     let unacked = 0
     for await (const ci of jsm.consumers.list(names.stream)) unacked += ci.num_pending + ci.num_ack_pending
@@ -473,14 +473,33 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     const names2: Array<string> = []
     for await (const ci of jsm.consumers.list('PRE')) names2.push(ci.name)
     expect(names2).toHaveLength(1)
-    // a worker with another partition count refuses the pinned deployment; so does one of another format
+    // a worker with another partition count refuses the pinned deployment; so does one of another format, at
+    // start-up, before it takes a partition
     await expect(startConsumer({ servers: server.url, ...names, partitions: 3, progressIntervalMs: 0 })).rejects.toThrow(
       'the workers of pre are pinned to 1 partition(s), not 3; start every worker with --partitions 1',
     )
+    expect((await readBucket(server.nc, 'PRE_STATE')).get('_config.pre')).toStrictEqual({ partitions: 1, format: 'native' })
+    const lastSeqs = async () => [await streamLastSeq('KV_PRE_STATE'), await streamLastSeq('PRE_SNAPSHOTS')]
+    const before = await lastSeqs()
+    const refused = await startConsumer({ servers: server.url, ...names, format: 'codex', progressIntervalMs: 0 }).then(
+      () => 'started',
+      (e: unknown) => [(e as Error).name, (e as Error).message],
+    )
+    expect(refused).toStrictEqual([
+      'ConsumeSetupError',
+      'the workers of pre are pinned to --format native, not codex; start every worker with --format native (another format needs its own --durable and stream: docs/scale-out.md §2)',
+    ])
+    // refused before touching anything: no lease or heartbeat written, no claim of the partition's snapshot log
+    expect(await lastSeqs()).toStrictEqual(before)
+    // a deployment pinned before the format was (no format in its config) is left as it is; the snapshot's
+    // format still stops a worker of another format when it takes the partition
+    const stateKv = await new Kvm(jetstream(server.nc)).open('PRE_STATE')
+    await stateKv.put('_config.pre', JSON.stringify({ partitions: 1 }))
     const other = await startConsumer({ servers: server.url, ...names, format: 'codex', progressIntervalMs: 0 })
     consumers.push(other)
     await expect(other.done).rejects.toThrow('partition 0 was folded as --format native; start every worker of pre with that format')
     await other.stop()
+    expect((await readBucket(server.nc, 'PRE_STATE')).get('_config.pre')).toStrictEqual({ partitions: 1 })
   }, 60_000)
 
   it('a snapshot log fences a stale holder: after another worker claims the partition, its next write fails', async () => {
