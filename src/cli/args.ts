@@ -59,9 +59,20 @@ export const parseCommand = <O extends Options>(
     }
     return parsed
   } catch (e) {
-    io.stderr.write(`run-outcome ${command}: ${forTerminal(argumentProblem(e, argv, all))}\nTry 'run-outcome ${command} --help'.\n`)
+    reportArgumentError(command, e, argv, all, io)
     return undefined
   }
+}
+
+/**
+ * Reports an error `parseArgs` threw for `command` (given `argv` and its `options`): one line in our words, then a
+ * pointer to `--help`. Node's own message is never printed: it spans lines (`Option '--lease' argument is
+ * ambiguous.` then two more), which the one-line sanitiser would show as literal `\n`. Commands that call
+ * `parseArgs` themselves (`consume`) report through this too.
+ * @since 0.3.0
+ */
+export const reportArgumentError = (command: string, e: unknown, argv: ReadonlyArray<string>, options: Options, io: CliIO): void => {
+  io.stderr.write(`run-outcome ${command}: ${forTerminal(argumentProblem(e, argv, options))}\nTry 'run-outcome ${command} --help'.\n`)
 }
 
 /** Edit distance between two short strings (option names), for "did you mean". */
@@ -149,6 +160,8 @@ const exampleValue = (name: string | undefined): string => {
       return 'prices.json'
     case 'jobs':
       return '4'
+    case 'server':
+      return 'nats://127.0.0.1:4222'
     default:
       return 'VALUE'
   }

@@ -8,6 +8,7 @@ import { ConsumeSetupError, consumeFormats, startConsumer, type ConsumeStats } f
 import { loadNatsClients, MissingNatsClientsError, type NatsClients } from '../jetstream/clients.js'
 import { JETSTREAM_DEFAULTS } from '../jetstream/keys.js'
 import { EXIT, type CliIO } from './io.js'
+import { reportArgumentError } from './args.js'
 import { forTerminal } from './sanitize.js'
 import { fitHelp, helpWidth } from './helpText.js'
 
@@ -77,35 +78,31 @@ const number = (text: string | undefined, what: string, min: number): number | s
 export const makeConsumeCommand =
   (load: () => Promise<NatsClients> = () => loadNatsClients()) =>
   async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
+    const options = {
+      server: { type: 'string' },
+      stream: { type: 'string' },
+      subjects: { type: 'string' },
+      durable: { type: 'string' },
+      results: { type: 'string' },
+      state: { type: 'string' },
+      snapshots: { type: 'string' },
+      snapshot: { type: 'string' },
+      'max-session-bytes': { type: 'string' },
+      format: { type: 'string', default: 'native' },
+      partitions: { type: 'string' },
+      lease: { type: 'string' },
+      'ack-wait': { type: 'string' },
+      'max-ack-pending': { type: 'string' },
+      replicas: { type: 'string' },
+      batch: { type: 'string' },
+      progress: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    } as const
     let parsed
     try {
-      parsed = parseArgs({
-        args: [...argv],
-        allowPositionals: false,
-        strict: true,
-        options: {
-          server: { type: 'string' },
-          stream: { type: 'string' },
-          subjects: { type: 'string' },
-          durable: { type: 'string' },
-          results: { type: 'string' },
-          state: { type: 'string' },
-          snapshots: { type: 'string' },
-          snapshot: { type: 'string' },
-          'max-session-bytes': { type: 'string' },
-          format: { type: 'string', default: 'native' },
-          partitions: { type: 'string' },
-          lease: { type: 'string' },
-          'ack-wait': { type: 'string' },
-          'max-ack-pending': { type: 'string' },
-          replicas: { type: 'string' },
-          batch: { type: 'string' },
-          progress: { type: 'string' },
-          help: { type: 'boolean', short: 'h', default: false },
-        },
-      })
+      parsed = parseArgs({ args: [...argv], allowPositionals: false, allowNegative: true, strict: true, options })
     } catch (e) {
-      io.stderr.write(`run-outcome consume: ${forTerminal(e instanceof Error ? e.message : 'bad arguments')}\nTry 'run-outcome consume --help'.\n`)
+      reportArgumentError('consume', e, argv, options, io)
       return EXIT.usage
     }
     const v = parsed.values

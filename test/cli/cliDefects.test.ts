@@ -43,11 +43,33 @@ describe('argument errors in our words', () => {
       ['stats', '--by', 'hour'],
       'run-outcome stats: --by takes one of ending, format, model, day, week, month, session, project, not "hour"\nTry \'run-outcome stats --help\'.\n',
     ],
+    // a user trial: consume printed Node's three-line message on one line, with literal \n between its lines
+    [
+      ['consume', '--server', 'nats://127.0.0.1:4222', '--lease', '-1'],
+      'run-outcome consume: --lease needs a value, and the next word starts with "-"; to give such a value write --lease=VALUE\nTry \'run-outcome consume --help\'.\n',
+    ],
+    [['consume', '--leas', '3'], "run-outcome consume: unknown option --leas (did you mean --lease?)\nTry 'run-outcome consume --help'.\n"],
+    [['consume', '--server'], "run-outcome consume: --server needs a value (e.g. --server nats://127.0.0.1:4222)\nTry 'run-outcome consume --help'.\n"],
+    [['consume', 'events.jsonl'], "run-outcome consume: this command takes no file or folder arguments\nTry 'run-outcome consume --help'.\n"],
+    [['consume', '--bogus\u001b[2J'], "run-outcome consume: unknown option --bogus\\x1b[2J\nTry 'run-outcome consume --help'.\n"],
+    // the same negative-looking value for every command's option
+    ...(
+      [
+        ['replay', '--format'],
+        ['watch', '--format'],
+        ['events', '--format'],
+        ['stats', '--jobs'],
+      ] as const
+    ).map(([command, option]): [Array<string>, string] => [
+      [command, option, '-1'],
+      `run-outcome ${command}: ${option} needs a value, and the next word starts with "-"; to give such a value write ${option}=VALUE\nTry 'run-outcome ${command} --help'.\n`,
+    ]),
   ])('%j', async (argv, stderr) => {
     const r = await runCli(argv)
     expect(r.code).toBe(2)
     expect(r.stderr).toBe(stderr)
     expect(r.stderr).not.toContain("Option '")
+    expect(r.stderr).not.toContain('\\n')
   })
 })
 
