@@ -151,7 +151,10 @@ export interface RunningConsumer {
   /**
    * Stops cleanly: no new messages, each held partition's state is committed (snapshot, results, ack), the
    * leases are released so other workers take the partitions at once, and the connection is drained (when
-   * this consumer opened it).
+   * this consumer opened it). Always ends: the server is waited for 10 s in all (a server that is down or frozen
+   * never answers); a partition whose last snapshot was not committed by then is named in a warning (safe: its
+   * next holder resumes from the snapshot before, and results are create-only), the leases left run out after
+   * the lease time, and an owned connection whose drain does not finish within 2 s more is closed.
    */
   stop(): Promise<void>
   /**
@@ -436,6 +439,26 @@ const FETCH_EXPIRES_MS = 3000
 const MAX_CHAIN = 64
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref())
+/**
+ * Resolves `true` once `p` settles (fulfilled or rejected), or `false` when `ms` pass first; `p` goes on, its
+ * outcome ignored.
+ */
+const within = (p: Promise<unknown>, ms: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms)
+    const settled = (): void => {
+      clearTimeout(timer)
+      resolve(true)
+    }
+    p.then(settled, settled)
+  })
+/**
+ * How long `stop()` waits for the server in all (the last commits, the lease releases, the heartbeat's removal):
+ * past it, a server that is down or frozen is given up on. Losing a last snapshot is safe (module doc).
+ */
+const STOP_PATIENCE_MS = 10_000
+/** How long `stop()` lets a drain (or a flush) take at least before it closes the connection anyway. */
+const DRAIN_PATIENCE_MS = 2_000
 /** How long start-up keeps asking again when the server is too busy to answer a set-up request in time. */
 const SETUP_PATIENCE_MS = 60_000
 /** JetStream's "system temporarily unavailable" (no meta leader yet, e.g. a cluster still starting). */
@@ -493,7 +516,11 @@ export const ackInfo = (reply: string): AckInfo | null => {
 export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsClients): Promise<RunningConsumer> => {
   const cfg = resolveConfig(options)
   const clients = clientsIn ?? (await loadNatsClients())
-  const warn = options.onWarning ?? (() => {})
+  // quiet once stopped: requests a stop gave up on may still fail afterwards
+  let silenced = false
+  const warn = (m: string): void => {
+    if (!silenced) options.onWarning?.(m)
+  }
   let nc: NatsConnection
   const owned = options.connection === undefined
   if (options.connection !== undefined) nc = options.connection
@@ -889,7 +916,7 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
       } catch (e) {
         if (e instanceof SnapshotFencedError) {
           if (!t.stopped) await losePartition(t.index, 'another worker wrote its snapshot log')
-        } else if (!t.stopped || stopping) warn(`partition ${t.index}: the snapshot failed, retrying: ${shortMessage(e)}`)
+        } else if (!t.stopped || stopping) warn(`partition ${t.index}: the snapshot failed${stopping ? '' : ', retrying'}: ${shortMessage(e)}`)
       } finally {
         t.committing = undefined
       }
@@ -991,21 +1018,26 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
     part.held = true
     t.pump = runPump(t)
   }
-  /** Ends a tenure; with `save`, commits its state first (a release or a clean stop). */
-  const endTenure = async (part: Partition, save: boolean): Promise<void> => {
+  /**
+   * Ends a tenure; with `save`, commits its state first (a release or a clean stop), once more if the last commit
+   * failed. Returns whether its whole state is committed.
+   */
+  const endTenure = async (part: Partition, save: boolean): Promise<boolean> => {
     const t = part.tenure
     part.held = false
     part.tenure = undefined
-    if (t === undefined) return
+    if (t === undefined) return true
     t.stopped = true
     t.fetching?.stop()
     await t.pump
     await t.committing
-    if (save && hasWork(t)) {
+    // a commit that failed left `forceFull` set (its sessions go in the next one)
+    if (save && (hasWork(t) || t.forceFull)) {
       t.stopped = false // let the commit count as a live one
       await commitNow(t)
       t.stopped = true
     }
+    return !hasWork(t) && !t.forceFull
   }
   const losePartition = async (p: number, why: string): Promise<void> => {
     const part = parts[p] as Partition
@@ -1235,28 +1267,58 @@ export const startConsumer = async (options: ConsumeOptions, clientsIn?: NatsCli
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       stopping = true
+      // a server that is down or frozen never answers: its answers are awaited STOP_PATIENCE_MS in all
+      const deadline = Date.now() + STOP_PATIENCE_MS
+      const left = (): number => Math.max(0, deadline - Date.now())
       clearInterval(membership)
-      while (ticking) await sleep(20)
+      while (ticking && left() > 0) await sleep(20)
       if (ticker !== undefined) clearInterval(ticker)
       clearInterval(snapshotTimer)
       // commit every held partition, then let other workers take them now rather than after the lease time
       // (the leases are renewed meanwhile: a long last commit is not taken over halfway)
-      await Promise.all(
-        parts.map(async (part) => {
-          if (!part.held && !part.leased) return
-          await endTenure(part, true).catch((e: unknown) => warn(`partition ${part.index}: the last snapshot failed: ${shortMessage(e)}`))
-          await releaseLease(part)
-        }),
+      const unsaved = new Set<number>()
+      const ended = await within(
+        Promise.all(
+          parts.map(async (part) => {
+            if (!part.held && !part.leased) return
+            unsaved.add(part.index)
+            const saved = await endTenure(part, true).catch((e: unknown) => {
+              warn(`partition ${part.index}: the last snapshot failed: ${shortMessage(e)}`)
+              return false
+            })
+            if (saved) unsaved.delete(part.index)
+            await releaseLease(part)
+          }),
+        ),
+        left(),
       )
+      // safe: the next holder resumes from the snapshot before, and the results are create-only
+      for (const p of unsaved) {
+        warn(
+          `${ended ? '' : 'the server did not answer: '}stopped without the last snapshot of partition ${p}; the next worker to hold it resumes from the one before`,
+        )
+      }
+      if (!ended && unsaved.size === 0)
+        warn('the server did not answer: stopped without releasing the partitions; other workers take them after the lease time')
       renewalsEnded = true
       clearInterval(renewals)
-      await renewing
-      await heartbeat(Date.now(), true).catch(() => undefined)
+      await within(renewing ?? Promise.resolve(), left())
+      await within(
+        heartbeat(Date.now(), true).catch(() => undefined),
+        left(),
+      )
       clearInterval(sweep)
       replies.unsubscribe()
-      if (owned) await nc.drain().catch(() => undefined)
-      else await nc.flush().catch(() => undefined)
+      if (owned) {
+        // a drain that the server does not answer never ends, and a client that failed to drain reconnects for ever
+        await within(
+          nc.drain().catch(() => undefined),
+          Math.max(left(), DRAIN_PATIENCE_MS),
+        )
+        if (!nc.isClosed()) await within(nc.close(), DRAIN_PATIENCE_MS)
+      } else await within(nc.flush(), Math.max(left(), DRAIN_PATIENCE_MS))
       options.onProgress?.(stats(true), true)
+      silenced = true
       resolveStopped()
     })()
     return stopped

@@ -746,3 +746,50 @@ describe.skipIf(!available)('a session checkpoint larger than the server max_pay
     }
   }, 90_000)
 })
+
+describe.skipIf(!available)('a stop while the server is down (a user trial: the worker never ended)', () => {
+  /**
+   * A CLI worker folds sessions on both partitions without snapshotting them (`--snapshot` an hour), the server
+   * is frozen (SIGSTOP) or killed, then the worker gets SIGTERM: it gives the server up after its patience and
+   * exits 0, saying on stderr which partitions it stopped without their last snapshot.
+   */
+  const stopWithServer = async (signal: 'SIGSTOP' | 'SIGKILL') => {
+    const server = await startNatsServer([{ pattern: 'agents.*.events', partitions: 2 }])
+    let worker: Worker | undefined
+    try {
+      worker = spawnWorker(['--server', server.url, '--partitions', '2', '--snapshot', '3600', '--progress', '0.1'])
+      const w = worker
+      await waitFor(() => /partitions \[0,1\] of 2/.test(w.stderr()), 30_000, 'the worker to hold both partitions')
+      const sids = ['stop-0', 'stop-1', 'stop-2', 'stop-3']
+      expect(sids.map((s) => partitionOf(s, 2)).sort()).toStrictEqual([0, 0, 1, 1])
+      const items = sids.flatMap((sid) => sessionEvents(sid, prng(sid.length)).map((e) => ({ subject: `agents.${sid}.events`, payload: JSON.stringify(e) })))
+      await publishAll(server.nc, items)
+      await waitFor(() => w.events() === items.length, 30_000, 'every event applied')
+      server.proc().kill(signal)
+      w.proc.kill('SIGTERM')
+      // generous: the worker waits 10 s for the server, then 2 s for the drain (before the fix: for ever)
+      const code = await Promise.race([w.exited, sleep(60_000).then(() => 'still running')])
+      expect(code).toBe(0)
+      const lines = w.stderr().trimEnd().split('\n')
+      expect(lines.filter((l) => l.includes('stopped without'))).toStrictEqual(
+        [0, 1].map(
+          (p) =>
+            `run-outcome consume: warning: the server did not answer: stopped without the last snapshot of partition ${p}; the next worker to hold it resumes from the one before`,
+        ),
+      )
+      // the last line: the final counts, no snapshot committed
+      expect(lines.at(-1)).toMatch(
+        new RegExp(
+          `^run-outcome consume: stopped after ${items.length} events \\(\\d+/s average\\), 0 sessions, 0 open, \\d+ results written, 0 protocol errors, 0 snapshots, 0 resyncs$`,
+        ),
+      )
+    } finally {
+      if (worker !== undefined && worker.proc.exitCode === null && worker.proc.signalCode === null) worker.proc.kill('SIGKILL')
+      server.proc().kill('SIGCONT')
+      await server.stop()
+    }
+  }
+
+  it('SIGTERM while the server is frozen (SIGSTOP): the worker exits 0, naming the partitions it could not snapshot', () => stopWithServer('SIGSTOP'), 90_000)
+  it('SIGTERM after the server was killed: the worker exits 0, naming the partitions it could not snapshot', () => stopWithServer('SIGKILL'), 90_000)
+})
