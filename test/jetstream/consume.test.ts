@@ -76,6 +76,23 @@ export const readSnapshots = async (
   return out
 }
 
+/**
+ * A deployment's names from one word: stream `WORD`, subjects `word.*.events`, durable `word`, and the
+ * `WORD_RESULTS`, `WORD_STATE` and `WORD_SNAPSHOTS` buckets and stream.
+ */
+const deployment = (word: string, partitions: number) => {
+  const upper = word.toUpperCase()
+  return {
+    stream: upper,
+    subjects: `${word}.*.events`,
+    durable: word,
+    results: `${upper}_RESULTS`,
+    state: `${upper}_STATE`,
+    snapshots: `${upper}_SNAPSHOTS`,
+    partitions,
+  }
+}
+
 /** The fixture folder of JSONL logs each vendor format's sessions are built from. */
 const FIXTURES = {
   'claude-code': 'claude-code-stream-json',
@@ -356,15 +373,7 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
   }, 120_000)
 
   it('malformed events do not stop the worker: the run records the ProtocolError as a diagnostic, other sessions go on', async () => {
-    const names = {
-      stream: 'MAL',
-      subjects: 'mal.*.events',
-      durable: 'mal',
-      results: 'MAL_RESULTS',
-      state: 'MAL_STATE',
-      snapshots: 'MAL_SNAPSHOTS',
-      partitions: 2,
-    }
+    const names = deployment('mal', 2)
     const good = sessionEvents('good-1', prng(3))
     const bad: Array<unknown> = [
       { type: 'user/message', sessionId: 'bad-1', data: { message: 'x' } },
@@ -428,15 +437,7 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     const jsm = await jsmOf()
     await jsm.streams.add({ name: 'PRE', subjects: ['pre.*.*.events'], max_msgs: 12345, description: 'mine' })
     await new Kvm(jetstream(server.nc)).create('PRE_STATE', { history: 4 })
-    const names = {
-      stream: 'PRE',
-      subjects: 'pre.*.events',
-      durable: 'pre',
-      results: 'PRE_RESULTS',
-      state: 'PRE_STATE',
-      snapshots: 'PRE_SNAPSHOTS',
-      partitions: 1,
-    }
+    const names = deployment('pre', 1)
     const events = sessionEvents('p-1', prng(11))
     const cut = Math.floor(events.length / 2)
     const subject = partitionedSubjectFor('pre.*.events', 'p-1', 1) // a publisher that partitions itself
@@ -552,15 +553,7 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
   }, 30_000)
 
   it('a server too busy to answer the set-up in time (stopped with SIGSTOP for 6.5 s): asked again, and the worker folds', async () => {
-    const names = {
-      stream: 'BUSY',
-      subjects: 'busy.*.events',
-      durable: 'busy',
-      results: 'BUSY_RESULTS',
-      state: 'BUSY_STATE',
-      snapshots: 'BUSY_SNAPSHOTS',
-      partitions: 1,
-    }
+    const names = deployment('busy', 1)
     const warnings: Array<string> = []
     const paused = server.proc()
     paused.kill('SIGSTOP')
@@ -609,17 +602,7 @@ describe.skipIf(!available)('a session checkpoint larger than the server max_pay
       const { jetstreamManager } = await import('@nats-io/jetstream')
       const jsm = await jetstreamManager(server.nc)
       expect(server.nc.info?.max_payload).toBe(32768)
-      const names = {
-        stream: 'BIG',
-        subjects: 'big.*.events',
-        durable: 'big',
-        results: 'BIG_RESULTS',
-        state: 'BIG_STATE',
-        snapshots: 'BIG_SNAPSHOTS',
-        partitions: 1,
-        progressIntervalMs: 0,
-        snapshotMs: 50,
-      }
+      const names = { ...deployment('big', 1), progressIntervalMs: 0, snapshotMs: 50 }
       // a session with 400 subagents: a checkpoint of hundreds of KB (children, their results)
       const bigSession = (sid: string) => {
         const evs: Array<Record<string, unknown>> = [
