@@ -197,6 +197,15 @@ const positive = (n: number | undefined, fallback: number, what: string): number
   return v
 }
 
+/** The longest delay a Node timer takes (2^31 − 1 ms, about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+/** A time in milliseconds that a timer can wait: positive, and at most {@link MAX_TIMER_MS}. */
+const duration = (n: number | undefined, fallback: number, what: string): number => {
+  const v = positive(n, fallback, what)
+  if (v > MAX_TIMER_MS) throw new ConsumeSetupError(`${what} must be at most ${Math.floor(MAX_TIMER_MS / 1000)} s (about 24 days)`)
+  return v
+}
+
 /** Format names `consume` accepts (every format with a translator). @since 0.3.0 */
 export const consumeFormats = (): Array<string> => formats.filter((f) => f.translator !== undefined).map((f) => f.name)
 
@@ -229,6 +238,7 @@ export const resolveConfig = (o: ConsumeOptions): Config => {
   if (translator === undefined) throw new ConsumeSetupError(`unknown format "${formatName.slice(0, 40)}" (one of: ${consumeFormats().join(', ')})`)
   const progress = o.progressIntervalMs ?? 5000
   if (!Number.isFinite(progress) || progress < 0) throw new ConsumeSetupError('the progress interval must be 0 or more')
+  if (progress > MAX_TIMER_MS) throw new ConsumeSetupError(`the progress interval must be at most ${Math.floor(MAX_TIMER_MS / 1000)} s (about 24 days)`)
   const partitions = positive(o.partitions, JETSTREAM_DEFAULTS.partitions, 'the partition count')
   if (!Number.isInteger(partitions) || partitions > 1024) throw new ConsumeSetupError('the partition count must be a whole number from 1 to 1024')
   return {
@@ -241,12 +251,12 @@ export const resolveConfig = (o: ConsumeOptions): Config => {
     snapshots,
     translator: translator as Translator<unknown>,
     partitions,
-    leaseMs: Math.max(300, positive(o.leaseMs, JETSTREAM_DEFAULTS.leaseSeconds * 1000, 'the lease time')),
-    ackWaitMs: positive(o.ackWaitMs, JETSTREAM_DEFAULTS.ackWaitSeconds * 1000, 'ack wait'),
+    leaseMs: Math.max(300, duration(o.leaseMs, JETSTREAM_DEFAULTS.leaseSeconds * 1000, 'the lease time')),
+    ackWaitMs: duration(o.ackWaitMs, JETSTREAM_DEFAULTS.ackWaitSeconds * 1000, 'ack wait'),
     maxAckPending: Math.max(2, Math.floor(positive(o.maxAckPending, JETSTREAM_DEFAULTS.maxAckPending, 'max ack pending'))),
     replicas: Math.floor(positive(o.replicas, 1, 'replicas')),
     batch: Math.floor(positive(o.batch, JETSTREAM_DEFAULTS.batch, 'batch')),
-    snapshotMs: positive(o.snapshotMs, JETSTREAM_DEFAULTS.snapshotSeconds * 1000, 'the snapshot interval'),
+    snapshotMs: duration(o.snapshotMs, JETSTREAM_DEFAULTS.snapshotSeconds * 1000, 'the snapshot interval'),
     maxSessionBytes: Math.floor(positive(o.maxSessionBytes, JETSTREAM_DEFAULTS.maxSessionBytes, 'the session checkpoint bound')),
     progressIntervalMs: progress,
   }
