@@ -3,7 +3,9 @@
  * store and the partition mapping of docs/scale-out.md §1: no mocks of the engine. Killed workers are the
  * built CLI (dist/, built by `npm test`'s pretest); the other workers run in-process, each on its own connection.
  */
+import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
+import { promisify } from 'node:util'
 import * as E from 'fp-ts/lib/Either.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { foldEvents, foldRuns } from '../../src/core/fold.js'
@@ -581,6 +583,26 @@ describe.skipIf(!available)('consume on a real nats-server (skipped when the nat
     expect(stored.size).toBe(want.length)
     want.forEach((r, i) => expect(stored.get(resultKey('b-1', i + 1))).toStrictEqual(r))
   }, 60_000)
+
+  it('examples/jetstream/publish-and-read.mjs (docs/scale-out.md §1) publishes a log and prints the runs a worker stored', async () => {
+    // the default names, on the server's `agents.*.events` mapping of 2 partitions
+    const worker = await startConsumer({ servers: server.url, partitions: 2, progressIntervalMs: 0 })
+    consumers.push(worker)
+    const log = 'examples/native/session.jsonl'
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['examples/jetstream/publish-and-read.mjs', server.url, 'example-1', log], {
+      cwd: repoRoot,
+      timeout: 60_000,
+    })
+    await worker.stop()
+    const events = readFileSync(`${repoRoot}/${log}`, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as unknown)
+    const want = expectedRuns(events).map((r, i) => `example-1.${i + 1}  ${r.ending.kind}  $${(r.cost.totalUsd as number).toFixed(4)}\n`)
+    expect(want).toStrictEqual(['example-1.1  answered  $0.0019\n', 'example-1.2  cut_off  $0.0051\n'])
+    expect(stdout).toBe(want.join(''))
+    expect(stderr).toBe(`published ${events.length} records on agents.example-1.events\n2 run(s) stored for example-1 (keys example-1.<n>)\n`)
+  }, 90_000)
 
   it('consume exits 2 with one line when the server cannot be reached', async () => {
     const w = spawnWorker(['--server', 'nats://127.0.0.1:1'])
