@@ -78,12 +78,24 @@ export const sessionFromSubject = (pattern: string, index: number, subject: stri
   return token === undefined || token === '' ? null : token
 }
 
-/** The subject of a session's events under a pattern (`agents.*.events`, `s1` → `agents.s1.events`). @since 0.1.0 */
-export const subjectForSession = (pattern: string, sessionId: string): string =>
-  pattern
+/** Characters a subject token cannot hold: its separator, the wildcards, and whitespace (NATS protocol). */
+const NOT_IN_TOKEN = /[.*>\s]/
+
+/**
+ * The subject of a session's events under a pattern (`agents.*.events`, `s1` → `agents.s1.events`).
+ *
+ * **Throws** `RangeError` when the session id cannot be one token of a subject: empty, or holding `.`, `*`, `>` or
+ * whitespace (`a.b` would make `agents.a.b.events`, which no stream of the pattern captures).
+ * @since 0.1.0
+ */
+export const subjectForSession = (pattern: string, sessionId: string): string => {
+  if (sessionId === '' || NOT_IN_TOKEN.test(sessionId))
+    throw new RangeError(`the session id ${JSON.stringify(sessionId.slice(0, 80))} cannot be a subject token (empty, or holding '.', '*', '>' or whitespace)`)
+  return pattern
     .split('.')
     .map((t) => (t === '*' ? sessionId : t))
     .join('.')
+}
 
 const insertAt = (pattern: string, token: string): string => {
   const tokens = pattern.split('.')
@@ -105,6 +117,7 @@ export const partitionFilter = (pattern: string, p: number): string => insertAt(
 /**
  * The subject a publisher without the server mapping uses for a session's events:
  * `agents.<partitionOf(id, P)>.<id>.events`. The same subject the server's mapping ({@link serverMapping}) gives.
+ * **Throws** `RangeError` as {@link subjectForSession} does.
  * @since 0.3.0
  */
 export const partitionedSubjectFor = (pattern: string, sessionId: string, partitions: number): string =>

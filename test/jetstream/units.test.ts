@@ -67,6 +67,13 @@ describe('subjects and keys', () => {
     expect(sessionFromSubject('agents.*.events', 1, 'agents.s-1.other')).toBe(null)
     expect(sessionFromSubject('agents.*.events', 1, 'agents.a.b.events')).toBe(null)
     expect(subjectForSession('agents.*.events', 'x:1')).toBe('agents.x:1.events')
+    // an id that cannot be one token made subjects no stream of the pattern captures (found by the user trial)
+    for (const bad of ['', 'a.b', 'a b', 'a*', '>', 'tab\there'])
+      expect(() => partitionedSubjectFor('agents.*.events', bad, 4), JSON.stringify(bad)).toThrow(RangeError)
+    expect(() => subjectForSession('agents.*.events', 'a.b')).toThrow(
+      `the session id "a.b" cannot be a subject token (empty, or holding '.', '*', '>' or whitespace)`,
+    )
+    expect(subjectForSession('agents.*.events', 'sess:1@host=é')).toBe('agents.sess:1@host=é.events')
   })
 
   it('keys plain ids as themselves and others as =base64url, one-to-one', () => {
