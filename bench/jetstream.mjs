@@ -277,7 +277,7 @@ const consume = async (workers, tag) => {
   let snapshots = 0
   let resyncs = 0
   for (const e of stderr) {
-    const m = /(\d+) snapshots, (\d+) resyncs/.exec(
+    const m = /(\d+) snapshots?, (\d+) resyncs?/.exec(
       e
         .split('\n')
         .filter((l) => l.includes('stopped after'))

@@ -57,11 +57,15 @@ Examples:
   run-outcome consume --format claude-code --server nats://n1:4222,nats://n2:4222 --replicas 3 --partitions 8
 `
 
-const formatStats = (s: ConsumeStats, final: boolean): string =>
-  `run-outcome consume: ${final ? 'stopped after ' : ''}${s.events} events (${s.eventsPerSecond}/s${final ? ' average' : ''}), ` +
+/** `1 session`, `2 sessions`. */
+const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`
+
+/** A progress line (`final`: the last, at the stop), each count with its noun in the right number. @internal */
+export const formatStats = (s: ConsumeStats, final: boolean): string =>
+  `run-outcome consume: ${final ? 'stopped after ' : ''}${counted(s.events, 'event')} (${s.eventsPerSecond}/s${final ? ' average' : ''}), ` +
   `${final ? '' : `partitions [${s.partitions.join(',')}] of ${s.partitionCount}, `}` +
-  `${s.sessions} sessions, ${s.openSessions} open, ${s.resultsWritten} results written, ${s.protocolErrors} protocol errors, ` +
-  `${s.commits} snapshots, ${s.resyncs} resyncs${s.restartedSessions > 0 ? `, ${s.restartedSessions} sessions restarted (too large)` : ''}${s.skipped > 0 ? `, ${s.skipped} skipped` : ''}\n`
+  `${counted(s.sessions, 'session')}, ${s.openSessions} open, ${counted(s.resultsWritten, 'result')} written, ${counted(s.protocolErrors, 'protocol error')}, ` +
+  `${counted(s.commits, 'snapshot')}, ${counted(s.resyncs, 'resync')}${s.restartedSessions > 0 ? `, ${counted(s.restartedSessions, 'session')} restarted (too large)` : ''}${s.skipped > 0 ? `, ${s.skipped} skipped` : ''}\n`
 
 const number = (text: string | undefined, what: string, min: number): number | string | undefined => {
   if (text === undefined) return undefined

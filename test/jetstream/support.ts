@@ -260,7 +260,7 @@ export const spawnWorker = (args: ReadonlyArray<string>): Worker => {
     proc,
     stderr: () => err,
     events: () => {
-      const all = [...err.matchAll(/ (\d+) events \(/g)]
+      const all = [...err.matchAll(/ (\d+) events? \(/g)]
       const last = all[all.length - 1]
       return last === undefined ? 0 : Number(last[1])
     },

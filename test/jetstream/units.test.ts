@@ -11,6 +11,7 @@ import { makeConsumeCommand } from '../../src/cli/consumeCommand.js'
 import { decodeCheckpoint, SessionFold } from '../../src/jetstream/checkpoint.js'
 import { loadNatsClients, MissingNatsClientsError, NATS_PACKAGES } from '../../src/jetstream/clients.js'
 import { ackInfo, resolveConfig } from '../../src/jetstream/consumer.js'
+import { formatStats } from '../../src/cli/consumeCommand.js'
 import {
   parsePartitionedSubject,
   partitionedPattern,
@@ -468,6 +469,31 @@ describe('consume usage', () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^Usage: run-outcome consume --server nats:\/\/HOST:PORT \[options\]/)
     expect(r.stdout).toContain('--partitions N')
+  })
+
+  it('progress lines give each count its noun in the right number (the user trial read "1 sessions")', () => {
+    const stats = (n: number) => ({
+      elapsedMs: 1000,
+      events: n,
+      eventsPerSecond: n,
+      openSessions: n,
+      sessions: n,
+      resultsWritten: n,
+      protocolErrors: n,
+      commits: n,
+      snapshotBytes: 0,
+      resyncs: n,
+      restartedSessions: n,
+      skipped: 0,
+      partitions: [0],
+      partitionCount: 2,
+    })
+    expect(formatStats(stats(1), false)).toBe(
+      'run-outcome consume: 1 event (1/s), partitions [0] of 2, 1 session, 1 open, 1 result written, 1 protocol error, 1 snapshot, 1 resync, 1 session restarted (too large)\n',
+    )
+    expect(formatStats(stats(2), true)).toBe(
+      'run-outcome consume: stopped after 2 events (2/s average), 2 sessions, 2 open, 2 results written, 2 protocol errors, 2 snapshots, 2 resyncs, 2 sessions restarted (too large)\n',
+    )
   })
 
   it('rejects other formats, a missing server and bad numbers or names with exit 2', async () => {
