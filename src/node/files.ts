@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { basename, dirname, join, relative, isAbsolute, sep } from 'node:path'
 
@@ -45,14 +45,6 @@ const parentSessionOf = (path: string): string | undefined => {
 
 /** `true` when `session` is one of `inputs` or lies inside one of them (a folder). */
 const namedIn = (session: string, inputs: ReadonlyArray<string> | undefined): boolean => inputs?.some((i) => i !== '-' && isInside(i, session)) === true
-
-const existsSync = (p: string): boolean => {
-  try {
-    return statSync(p, { throwIfNoEntry: false }) !== undefined
-  } catch {
-    return false
-  }
-}
 
 /**
  * `true` for a Claude Code subagent transcript `<dir>/<session>/subagents/<file>.jsonl` whose parent
